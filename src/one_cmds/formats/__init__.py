@@ -1,0 +1,1 @@
+"""Reading and writing TFLite and circle files, and the ONE metadata tables."""

@@ -1,0 +1,179 @@
+"""The plan (ordered steps from ``[onecc]``) and the loop that hands the Model on."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import OneCmdsError, UnsupportedError
+from .formats.writer import save
+from .ir import Model
+from .report import console
+from .stages.importer import import_model
+
+# Fixed execution order of the steps (cli-and-config.md §9). Import steps come first.
+IMPORT_STEPS = ("one-import-tflite", "one-import-circle")
+STEP_ORDER = (
+    *IMPORT_STEPS,
+    "one-resize",
+    "one-optimize",
+    "one-quantize",
+)
+
+
+@dataclass
+class Step:
+    """One step to run: the driver name, the section it came from and its validated options.
+
+    ``options`` is the driver's option model (``one_cmds.config.options``): every model has
+    ``input_path``, ``output_path`` and ``generate_profile_data`` (None when not set).
+    """
+
+    driver: str
+    options: Any
+    section: str | None = None
+
+
+@dataclass
+class Plan:
+    """What one configuration (or one workflow) asks for."""
+
+    steps: list[Step] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)
+    profile: bool = False
+    config_path: str | None = None
+
+
+@dataclass
+class StepResult:
+    """What a step did (returned by :func:`run_plan` and ``one_cmds.build``)."""
+
+    driver: str
+    input_path: str
+    output_path: str
+    operators_before: int
+    operators_after: int
+    output_size: int
+    seconds: float
+    in_memory: bool
+    model: Any = None
+
+
+StageFunction = Callable[[Model, Any], Model]
+
+
+def _stage(driver: str) -> StageFunction:
+    """The stage function of a driver (imported lazily: stages pull in numpy-heavy code)."""
+    if driver in IMPORT_STEPS:
+        return lambda model, options: model
+    if driver == "one-optimize":
+        from .stages.optimize import optimize
+
+        return optimize
+    raise UnsupportedError(f"{driver} is not supported")
+
+
+def run_plan(plan: Plan, *, verbose: bool = False) -> list[StepResult]:
+    """Run the steps of ``plan`` in order, handing the model on in memory (cli §10)."""
+    results: list[StepResult] = []
+    model: Model | None = None
+    handed_path: str | None = None
+    with environment(plan.environment):
+        for step in plan.steps:
+            result = _run_step(step, plan, model, handed_path, verbose)
+            results.append(result)
+            model = result.model
+            handed_path = _canonical(step.options.output_path)
+    return results
+
+
+def _run_step(
+    step: Step, plan: Plan, model: Model | None, handed_path: str | None, verbose: bool
+) -> StepResult:
+    options = step.options
+    stage = _stage(step.driver)
+    start = time.perf_counter()
+    with console.capture() as lines:
+        try:
+            in_memory = model is not None and _canonical(options.input_path) == handed_path
+            if not in_memory:
+                model = import_model(options.input_path)
+            assert model is not None
+            before = model.operator_count()
+            if verbose:
+                source = "in memory" if in_memory else "from file"
+                console.out(f"{step.driver}: {options.input_path} ({source}, {before} operators)")
+            model = stage(model, options)
+            profile = (
+                plan.profile
+                if options.generate_profile_data is None
+                else bool(options.generate_profile_data)
+            )
+            size = save(model, options.output_path, profile=profile)
+        except OneCmdsError as e:
+            if e.prog is None:
+                e.prog = step.driver
+            lines.append(f"{e.prog}: {e.message}")
+            raise
+        finally:
+            _write_log(step, lines)
+        seconds = time.perf_counter() - start
+        result = StepResult(
+            driver=step.driver,
+            input_path=options.input_path,
+            output_path=options.output_path,
+            operators_before=before,
+            operators_after=model.operator_count(),
+            output_size=size,
+            seconds=seconds,
+            in_memory=in_memory,
+            model=model,
+        )
+        console.out(_summary(result), style="green")
+    return result
+
+
+def _summary(r: StepResult) -> str:
+    ops = f"{r.operators_after} operators"
+    if r.operators_after != r.operators_before:
+        ops = f"{r.operators_before} -> {r.operators_after} operators"
+    return (
+        f"{r.driver}: {r.input_path} -> {r.output_path} "
+        f"({ops}, {r.output_size:,} bytes, {r.seconds:.2f} s)"
+    )
+
+
+def _write_log(step: Step, lines: list[str]) -> None:
+    """``<realpath(output_path)>.log``: the step's command line, then what it printed."""
+    from .config.options import command_line
+
+    path = os.path.realpath(os.path.expanduser(step.options.output_path)) + ".log"
+    try:
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(command_line(step.driver, step.options) + "\n")
+            f.writelines(line + "\n" for line in lines)
+    except OSError:
+        pass  # the log is a courtesy; the step's own error (if any) says what is wrong
+
+
+def _canonical(path: str) -> str:
+    return os.path.realpath(os.path.expanduser(path))
+
+
+@contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """Set ``[Environment]`` values for the duration of a run, then restore the previous ones."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old

@@ -1,0 +1,1 @@
+"""Console output (rich) and step logs."""

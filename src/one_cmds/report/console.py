@@ -1,0 +1,52 @@
+"""Console output of the steps: lines on stdout (rich), warnings on stderr, mirrored as plain
+text to the active step log (``<output_path>.log``)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+
+_log_lines: list[list[str]] = []
+
+
+def _console(stream: object) -> Console:
+    # Built per call so that a swapped sys.stdout/sys.stderr (tests, capture) is honoured.
+    return Console(file=stream, highlight=False, soft_wrap=True, markup=False)  # type: ignore[arg-type]
+
+
+def out(line: str, style: str | None = None) -> None:
+    """Print one line on stdout and record it in the active step log."""
+    _console(sys.stdout).print(line, style=style)
+    _record(line)
+
+
+def warn(message: str) -> None:
+    """Print ``WARNING: <message>`` on stderr and record it in the active step log."""
+    line = f"WARNING: {message}"
+    _console(sys.stderr).print(line, style="yellow")
+    _record(line)
+
+
+def error(line: str) -> None:
+    """Print an error line on stderr (the CLI's ``<prog>: <message>``)."""
+    _console(sys.stderr).print(line, style="red")
+    _record(line)
+
+
+def _record(line: str) -> None:
+    if _log_lines:
+        _log_lines[-1].append(line)
+
+
+@contextmanager
+def capture() -> Iterator[list[str]]:
+    """Collect every line printed through this module while active (for the step log)."""
+    lines: list[str] = []
+    _log_lines.append(lines)
+    try:
+        yield lines
+    finally:
+        _log_lines.pop()

@@ -1,0 +1,1 @@
+"""The steps of a build, each a function on a Model."""
