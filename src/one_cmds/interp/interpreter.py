@@ -1,0 +1,191 @@
+"""The numpy reference interpreter: runs a Model's graphs operator by operator."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import OneCmdsError
+from ..ir import Graph, Model, Operator, Tensor, numpy_dtype
+from .registry import KERNELS
+
+Observer = Callable[[Tensor, np.ndarray], None]
+"""Called with every tensor an operator of graph 0 produces, right after it is computed."""
+
+
+class InterpreterError(OneCmdsError):
+    """The model cannot be run (bad inputs, an operator without kernel, a kernel failure)."""
+
+
+def _load_kernels() -> None:
+    from . import kernels  # noqa: F401  (importing registers every kernel)
+
+
+class RunContext:
+    """What a kernel may need besides its arguments: the model and a way to run subgraphs."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def run_graph(self, index: int, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run subgraph ``index`` on ``args`` (one per graph input); return its outputs."""
+        return _GraphRun(self, self.model.graphs[index], index).run(list(args), None)
+
+
+class Interpreter:
+    """Run a model on numpy inputs.
+
+    ``Interpreter(model_or_path).run(inputs)`` takes a list in graph-input order or a dict by
+    input name and returns the outputs of subgraph 0 as numpy arrays; ``run_all`` also returns
+    every intermediate tensor by name; ``run(..., observer=fn)`` streams them instead.
+    """
+
+    def __init__(self, model: Model | str | os.PathLike[str]) -> None:
+        if not isinstance(model, Model):
+            from ..formats.reader import load
+
+            model = load(os.fspath(model))
+        _load_kernels()
+        self.model = model
+        self._context = RunContext(model)
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return list(self.model.main.inputs)
+
+    @property
+    def output_tensors(self) -> list[Tensor]:
+        return list(self.model.main.outputs)
+
+    def run(
+        self,
+        inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
+        *,
+        observer: Observer | None = None,
+    ) -> list[np.ndarray]:
+        graph = self.model.main
+        args = _arrange_inputs(graph, inputs)
+        return _GraphRun(self._context, graph, 0).run(args, observer)
+
+    def run_all(
+        self, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """Run and return every tensor of graph 0 (inputs, intermediates, outputs) by name."""
+        graph = self.model.main
+        args = _arrange_inputs(graph, inputs)
+        seen: dict[str, np.ndarray] = {t.name: a for t, a in zip(graph.inputs, args, strict=True)}
+
+        def keep(tensor: Tensor, value: np.ndarray) -> None:
+            seen[tensor.name] = value
+
+        _GraphRun(self._context, graph, 0).run(args, keep)
+        return seen
+
+
+def _arrange_inputs(
+    graph: Graph, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
+    """Order, check and convert the caller's inputs to the graph inputs' dtypes."""
+    if isinstance(inputs, Mapping):
+        names = [t.name for t in graph.inputs]
+        unknown = [k for k in inputs if k not in names]
+        if unknown:
+            raise InterpreterError(f"unknown input name(s): {', '.join(unknown)}")
+        missing = [n for n in names if n not in inputs]
+        if missing:
+            raise InterpreterError(f"missing input(s): {', '.join(missing)}")
+        values = [inputs[n] for n in names]
+    else:
+        values = list(inputs)
+        if len(values) != len(graph.inputs):
+            raise InterpreterError(
+                f"the model has {len(graph.inputs)} input(s) but {len(values)} were given"
+            )
+    out = []
+    for t, v in zip(graph.inputs, values, strict=True):
+        arr = np.asarray(v)
+        if len(arr.shape) != len(t.shape) or any(
+            d is not None and d != a for d, a in zip(t.shape, arr.shape, strict=True)
+        ):
+            shape = [-1 if d is None else d for d in t.shape]
+            raise InterpreterError(
+                f"input {t.name!r} has shape {list(arr.shape)}, the model expects {shape}"
+            )
+        dtype = numpy_dtype(t.dtype)
+        out.append(arr if dtype is None else arr.astype(dtype, copy=False))
+    return out
+
+
+class _GraphRun:
+    """One execution of one graph: a value per tensor, freed after its last use."""
+
+    def __init__(self, context: RunContext, graph: Graph, index: int) -> None:
+        self.context = context
+        self.graph = graph
+        self.index = index
+
+    def run(self, args: list[np.ndarray], observer: Observer | None) -> list[np.ndarray]:
+        graph = self.graph
+        values: dict[int, np.ndarray] = {id(t): a for t, a in zip(graph.inputs, args, strict=True)}
+        last_use = _last_uses(graph)
+        keep = {id(t) for t in graph.outputs}
+        for position, op in enumerate(graph.operators):
+            operands = [None if t is None else self._value(t, values) for t in op.inputs]
+            results = self._call(op, position, operands)
+            for t, r in zip(op.outputs, results, strict=True):
+                values[id(t)] = r
+                if observer is not None:
+                    observer(t, r)
+            for t in op.inputs:
+                if t is not None and last_use.get(id(t)) == position and id(t) not in keep:
+                    values.pop(id(t), None)
+        return [self._value(t, values) for t in graph.outputs]
+
+    def _value(self, tensor: Tensor, values: dict[int, np.ndarray]) -> np.ndarray:
+        value = values.get(id(tensor))
+        if value is not None:
+            return value
+        data = tensor.data
+        if data is None:
+            raise InterpreterError(
+                f"tensor {tensor.name!r} of graph {self.index} has no value "
+                "(not a graph input, not a constant, not produced before it is used)"
+            )
+        return data
+
+    def _call(self, op: Operator, position: int, operands: list[Any]) -> list[np.ndarray]:
+        where = f"{op.kind} (graph {self.index}, operator {position})"
+        fn = KERNELS.get(op.kind)
+        if fn is None:
+            raise InterpreterError(f"{where}: no kernel for this operator")
+        try:
+            result = fn(op, operands, self.context)
+        except InterpreterError:
+            raise
+        except (ValueError, IndexError, TypeError, ArithmeticError) as e:
+            raise InterpreterError(f"{where}: {e}") from e
+        results = [result] if isinstance(result, np.ndarray) else list(result)
+        if len(results) != len(op.outputs):
+            raise InterpreterError(
+                f"{where}: kernel produced {len(results)} outputs, the operator has "
+                f"{len(op.outputs)}"
+            )
+        return [_as_dtype(r, t) for r, t in zip(results, op.outputs, strict=True)]
+
+
+def _as_dtype(value: np.ndarray, tensor: Tensor) -> np.ndarray:
+    dtype = numpy_dtype(tensor.dtype)
+    arr = np.asarray(value)
+    return arr if dtype is None or arr.dtype == dtype else arr.astype(dtype)
+
+
+def _last_uses(graph: Graph) -> dict[int, int]:
+    last: dict[int, int] = {}
+    for position, op in enumerate(graph.operators):
+        for t in op.inputs:
+            if t is not None:
+                last[id(t)] = position
+    return last
