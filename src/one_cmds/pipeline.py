@@ -63,17 +63,26 @@ class StepResult:
     model: Any = None
 
 
-StageFunction = Callable[[Model, Any], Model]
+@dataclass(frozen=True)
+class StageSpec:
+    """The function a driver runs on the model, and the line it prints once its file is saved."""
+
+    run: Callable[[Model, Any], Model]
+    after_save: Callable[[Any], str] | None = None
 
 
-def _stage(driver: str) -> StageFunction:
-    """The stage function of a driver (imported lazily: stages pull in numpy-heavy code)."""
+def _stage(driver: str) -> StageSpec:
+    """The stage of a driver (imported lazily: only the stages a plan uses are loaded)."""
     if driver in IMPORT_STEPS:
-        return lambda model, options: model
+        return StageSpec(lambda model, options: model)
+    if driver == "one-resize":
+        from .stages.resize import resize_done_message, run_resize_step
+
+        return StageSpec(run_resize_step, resize_done_message)
     if driver == "one-optimize":
         from .stages.optimize import optimize
 
-        return optimize
+        return StageSpec(optimize)
     raise UnsupportedError(f"{driver} is not supported")
 
 
@@ -107,13 +116,15 @@ def _run_step(
             if verbose:
                 source = "in memory" if in_memory else "from file"
                 console.out(f"{step.driver}: {options.input_path} ({source}, {before} operators)")
-            model = stage(model, options)
+            model = stage.run(model, options)
             profile = (
                 plan.profile
                 if options.generate_profile_data is None
                 else bool(options.generate_profile_data)
             )
             size = save(model, options.output_path, profile=profile)
+            if stage.after_save is not None:
+                console.out(stage.after_save(options))
         except OneCmdsError as e:
             if e.prog is None:
                 e.prog = step.driver

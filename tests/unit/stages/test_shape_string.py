@@ -73,7 +73,13 @@ def test_invalid(text, message):
 
 @pytest.mark.parametrize(
     ("shape", "text"),
-    [((), "[]"), ((1,), "[1]"), ((1, 2, 3), "[1, 2, 3]"), ((1, U, 3), "[1, -1, 3]"), ((U, U), "[-1, -1]")],
+    [
+        ((), "[]"),
+        ((1,), "[1]"),
+        ((1, 2, 3), "[1, 2, 3]"),
+        ((1, U, 3), "[1, -1, 3]"),
+        ((U, U), "[-1, -1]"),
+    ],
 )
 def test_format(shape, text):
     assert format_shape(shape) == text

@@ -1,0 +1,62 @@
+"""The ``input_shapes`` grammar of ``one-resize`` (resize.md §2): ``[1,3,224,224],[10]``.
+
+Strict grammar (the reference's lenient quirks are rejected, resize.md §2.5). ``-1`` marks an
+unknown dimension, ``[]`` a scalar.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import StageError
+from ..ir import Shape
+
+_BLANK = " \t"
+_DIM = re.compile(r"[+-]?[0-9]+")
+_SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
+INT32_MAX = 2**31 - 1
+
+
+class ShapeStringError(StageError):
+    """The shape string does not follow the grammar."""
+
+
+def parse_shapes(text: str) -> list[Shape]:
+    """Parse the shape string into one shape per input (None for an unknown dimension)."""
+    rest = text
+    if "[" not in rest or "]" not in rest:
+        raise ShapeStringError(f"No shapes found in the input string: {text}")
+    shapes: list[Shape] = []
+    while "[" in rest and "]" in rest:
+        begin, end = rest.index("["), rest.index("]")
+        if begin > end or not _separator_ok(rest[:begin], first=not shapes):
+            raise ShapeStringError(f"Invalid shape format: {text}")
+        shapes.append(_parse_shape(rest[begin + 1 : end]))
+        rest = rest[end + 1 :]
+    if rest.strip(_BLANK):
+        raise ShapeStringError(f"The part of input shapes: {rest} cannot be processed")
+    return shapes
+
+
+def _separator_ok(prefix: str, *, first: bool) -> bool:
+    if first:
+        return not prefix.strip(_BLANK)
+    return _SEPARATOR.fullmatch(prefix) is not None
+
+
+def _parse_shape(token: str) -> Shape:
+    if not token.strip(_BLANK):
+        return ()
+    dims: list[int | None] = []
+    for piece in token.split(","):
+        piece = piece.strip(_BLANK)
+        value = int(piece) if _DIM.fullmatch(piece) else None
+        if value is None or not -1 <= value <= INT32_MAX:
+            raise ShapeStringError(f"Error during shape processing: {token}")
+        dims.append(None if value == -1 else value)
+    return tuple(dims)
+
+
+def format_shape(shape: Shape) -> str:
+    """``[1, -1, 3]`` style, as the resize listing prints shapes."""
+    return "[" + ", ".join("-1" if d is None else str(d) for d in shape) + "]"
