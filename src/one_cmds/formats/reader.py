@@ -233,7 +233,7 @@ def _stamp(model: Model, data: memoryview | bytes, warn: Warn) -> None:
     if md.SOURCE_MD5 in tables:
         model.source_md5 = md.decode_md5(tables[md.SOURCE_MD5])
     else:
-        model.source_md5 = hashlib.md5(data).hexdigest()
+        model.defer_source_md5(lambda: hashlib.md5(data).hexdigest())
 
 
 def _restore_origins(

@@ -72,7 +72,7 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
 
 
 def _write_inline(layout: _Layout, path: str, ident: bytes, version: int) -> int:
-    data = _pack(layout.tree(version, external=None), ident, layout.data_bytes)
+    data = _pack(layout.tree(version, external=None), ident, layout.size_hint())
     return write_atomically(path, lambda f: f.write(data))
 
 
@@ -107,9 +107,10 @@ def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
-def _pack(tree: ModelT, ident: bytes, data_bytes: int) -> memoryview:
-    """Pack the object tree; the builder starts big enough to hold the data without growing."""
-    builder = flatbuffers.Builder(min(FLATBUFFER_LIMIT, data_bytes + 2**20))
+def _pack(tree: ModelT, ident: bytes, size_hint: int) -> memoryview:
+    """Pack the object tree; the builder starts at ``size_hint`` so that it need not grow
+    (growing doubles it, which would double the peak memory for the weights)."""
+    builder = flatbuffers.Builder(min(FLATBUFFER_LIMIT, size_hint))
     builder.Finish(tree.Pack(builder), file_identifier=ident)
     return memoryview(builder.Bytes)[builder.Head() :]
 
@@ -128,6 +129,11 @@ class _Layout:
         self.buffers = self._buffers()
         self.buffer_index = {id(b): i + 1 for i, b in enumerate(self.buffers)}
         self.data_bytes = sum(b.nbytes for b in self.buffers)
+
+    def size_hint(self) -> int:
+        """A generous estimate of the inline file size (weights plus the rest)."""
+        items = sum(len(ts) for ts in self.tensors) + self.model.operator_count()
+        return self.data_bytes + 16 * len(self.buffers) + 1024 * items + 2**20
 
     def _operator_codes(self) -> list[tuple[str, str | None, int]]:
         used = {_code_key(op): None for g in self.model.graphs for op in g.operators}
@@ -173,14 +179,14 @@ class _Layout:
         tree.signatureDefs = [self._signature(s) for s in model.signature_defs]
         return tree
 
-    def _buffer(self, b: Buffer, external: dict[int, tuple[int, int]] | None) -> BufferT:
+    def _buffer(
+        self, b: Buffer, external: dict[int, tuple[int, int]] | None
+    ) -> BufferT | _InlineBuffer:
+        if b.raw is not None and external is None:
+            return _InlineBuffer(b.raw)
         out = BufferT()
-        if b.raw is None:
-            return out
-        if external is None:
-            out.data = b.raw
-        else:
-            out.offset, out.size = external[id(b)]
+        if b.raw is not None:
+            out.offset, out.size = external[id(b)]  # type: ignore[index]
         return out
 
     def _graph(self, graph: Graph, g: int) -> SubGraphT:
@@ -234,6 +240,31 @@ class _Layout:
         out.signatureKey = _bytes(s.key)
         out.subgraphIndex = s.graph_index
         return out
+
+
+class _InlineBuffer:
+    """A ``Buffer`` table whose bytes are copied straight into the builder.
+
+    Same bytes as ``BufferT.Pack`` with a numpy vector, without the two temporary copies that
+    ``CreateNumpyVector`` makes (a byte swap and ``tobytes``) of every weight.
+    """
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: np.ndarray) -> None:
+        self.raw = raw
+
+    def Pack(self, builder: flatbuffers.Builder) -> int:
+        n = int(self.raw.size)
+        builder.StartVector(1, n, 1)
+        builder.head = builder.head - n
+        with memoryview(builder.Bytes) as target:  # buffer-to-buffer copy, no temporary
+            target[builder.head : builder.head + n] = memoryview(self.raw)
+        builder.vectorNumElems = n
+        data = builder.EndVector()
+        builder.StartObject(3)
+        builder.PrependUOffsetTRelativeSlot(0, data, 0)
+        return builder.EndObject()
 
 
 def _code_key(op: Operator) -> tuple[str, str | None, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .graph import Graph
@@ -26,23 +27,53 @@ class MetadataEntry:
     buffer: Buffer
 
 
-@dataclass
 class Model:
     """An in-memory model handed from step to step.
 
-    ``source_table`` maps origin ids to names; ``source_md5`` identifies the source model file.
+    ``source_table`` maps origin ids to names; ``source_md5`` identifies the source model file
+    (the loader may defer hashing until the value is first read, see :meth:`defer_source_md5`).
     ``operator_codes`` keeps the file's operator-code order so that an unchanged model is
     written back the same way.
     """
 
-    graphs: list[Graph] = field(default_factory=list)
-    source_table: dict[int, str] = field(default_factory=dict)
-    source_md5: str | None = None
-    signature_defs: list[SignatureDef] = field(default_factory=list)
-    description: str | None = None
-    metadata: list[MetadataEntry] = field(default_factory=list)
-    operator_codes: list[tuple[str, str | None, int]] = field(default_factory=list)
-    source_path: str | None = None
+    def __init__(
+        self,
+        graphs: list[Graph] | None = None,
+        *,
+        source_table: dict[int, str] | None = None,
+        source_md5: str | None = None,
+        signature_defs: list[SignatureDef] | None = None,
+        description: str | None = None,
+        metadata: list[MetadataEntry] | None = None,
+        operator_codes: list[tuple[str, str | None, int]] | None = None,
+        source_path: str | None = None,
+    ) -> None:
+        self.graphs: list[Graph] = list(graphs or [])
+        self.source_table: dict[int, str] = dict(source_table or {})
+        self._md5 = source_md5
+        self._md5_pending: Callable[[], str] | None = None
+        self.signature_defs: list[SignatureDef] = list(signature_defs or [])
+        self.description = description
+        self.metadata: list[MetadataEntry] = list(metadata or [])
+        self.operator_codes: list[tuple[str, str | None, int]] = list(operator_codes or [])
+        self.source_path = source_path
+
+    @property
+    def source_md5(self) -> str | None:
+        if self._md5_pending is not None:
+            self._md5 = self._md5_pending()
+            self._md5_pending = None
+        return self._md5
+
+    @source_md5.setter
+    def source_md5(self, value: str | None) -> None:
+        self._md5 = value
+        self._md5_pending = None
+
+    def defer_source_md5(self, compute: Callable[[], str]) -> None:
+        """Set the md5 to ``compute()``, evaluated when first read (hashing a multi-GB source
+        file costs seconds that a build without profiling data never needs)."""
+        self._md5_pending = compute
 
     @property
     def main(self) -> Graph:
