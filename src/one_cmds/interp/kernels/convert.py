@@ -1,0 +1,101 @@
+"""Type conversions: CAST, QUANTIZE (float -> integer, or integer requantization) and
+DEQUANTIZE (integer or float16 -> float)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...ir import Tensor, numpy_dtype
+from ..interpreter import InterpreterError
+from .binary import value_kernel
+
+
+@value_kernel("CAST", accepts_quantized=True)
+def cast(op, args, ctx):
+    """C conversion: float -> int truncates toward zero, complex -> real keeps the real part."""
+    x = args[0]
+    dtype = numpy_dtype(op.outputs[0].dtype)
+    if np.iscomplexobj(x) and not np.issubdtype(dtype, np.complexfloating):
+        x = x.real
+    return x.astype(dtype)
+
+
+@value_kernel("QUANTIZE", accepts_quantized=True)
+def quantize(op, args, ctx):
+    """Float input: ``round(x / scale) + zero_point`` (the division in float32, rounding half
+    away from zero), clamped to the output type. Integer input: requantization with LiteRT's
+    fixed-point multiplier."""
+    x = args[0]
+    out = op.outputs[0]
+    info = np.iinfo(numpy_dtype(out.dtype))
+    if np.issubdtype(x.dtype, np.integer):
+        q = _requantize(x, _per_tensor(op.inputs[0]), _per_tensor(out))
+    else:
+        scale, zero_point = _channel_params(out, x.ndim)
+        r = (x.astype(np.float32) / scale.astype(np.float32)).astype(np.float64)
+        q = np.sign(r) * np.floor(np.abs(r) + 0.5) + zero_point
+    return np.clip(q, info.min, info.max).astype(info.dtype)
+
+
+@value_kernel("DEQUANTIZE", accepts_quantized=True)
+def dequantize(op, args, ctx):
+    """``scale * (q - zero_point)`` per tensor or per channel; float16 is widened."""
+    x = args[0]
+    if not np.issubdtype(x.dtype, np.integer):
+        return x.astype(np.float32)
+    scale, zero_point = _channel_params(op.inputs[0], x.ndim)
+    return ((x - zero_point) * scale).astype(np.float32)
+
+
+def _channel_params(tensor: Tensor, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scale, zero point) as float64/int64 arrays broadcastable against the tensor."""
+    q = tensor.quant
+    if q is None or q.scale is None or len(q.scale) == 0:
+        raise InterpreterError(f"tensor {tensor.name!r} has no quantization parameters")
+    scale = np.asarray(q.scale, np.float64)
+    zero_point = np.zeros(len(scale), np.int64) if q.zero_point is None else q.zero_point
+    zero_point = np.asarray(zero_point, np.int64)
+    if len(scale) == 1:
+        return scale.reshape(()), zero_point.reshape(())
+    shape = [1] * rank
+    shape[q.quantized_dimension] = len(scale)
+    return scale.reshape(shape), zero_point.reshape(shape)
+
+
+def _per_tensor(tensor: Tensor) -> tuple[float, int]:
+    q = tensor.quant
+    if q is not None and q.scale is not None and len(q.scale) > 1:
+        raise InterpreterError(f"requantizing per-channel tensor {tensor.name!r} is not supported")
+    scale, zero_point = _channel_params(tensor, 0)
+    return float(scale), int(zero_point)
+
+
+def _requantize(x: np.ndarray, source: tuple[float, int], target: tuple[float, int]) -> np.ndarray:
+    """``(x - zp_in) * scale_in / scale_out + zp_out`` in LiteRT's fixed point (double rounding:
+    a rounding doubling high multiply, then a rounding right shift)."""
+    multiplier, shift = _quantize_multiplier(source[0] / target[0])
+    value = np.asarray(x, np.int64) - source[1]
+    value = (value << max(shift, 0)).astype(np.int32).astype(np.int64)
+    product = value * multiplier
+    product += np.where(product >= 0, 1 << 30, 1 - (1 << 30))
+    high = np.where(product >= 0, product >> 31, -(-product >> 31))  # division toward zero
+    right = max(-shift, 0)
+    mask = (1 << right) - 1
+    threshold = (mask >> 1) + (high < 0)
+    return (high >> right) + ((high & mask) > threshold) + target[1]
+
+
+def _quantize_multiplier(real: float) -> tuple[int, int]:
+    """LiteRT's QuantizeMultiplier: ``real = multiplier * 2**(shift - 31)``, multiplier < 2**31."""
+    if real == 0:
+        return 0, 0
+    fraction, shift = math.frexp(real)
+    multiplier = math.floor(fraction * (1 << 31) + 0.5)
+    if multiplier == 1 << 31:
+        multiplier //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    return multiplier, shift

@@ -1,0 +1,47 @@
+"""Matrix products: FULLY_CONNECTED and BATCH_MATMUL."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..interpreter import InterpreterError
+from ..registry import kernel
+from .conv import finish, float_args
+
+
+@kernel("FULLY_CONNECTED")
+def fully_connected(op, args, ctx):
+    """``x @ weights.T + bias`` with weights [units, depth].
+
+    The input is flattened to [size / depth, depth]; ``keepNumDims`` keeps its leading
+    dimensions instead (its last dimension must then be ``depth``).
+    """
+    x, w, b = float_args(op, args, 3)
+    if getattr(op.options, "weightsFormat", 0):
+        raise InterpreterError(f"{op.kind}: shuffled weights are not supported")
+    units, depth = w.shape
+    if x.size % depth:
+        raise ValueError(f"input of shape {list(x.shape)} does not flatten to rows of {depth}")
+    out = finish(x.reshape(-1, depth) @ w.T, b, op)
+    if getattr(op.options, "keepNumDims", False):
+        if x.shape[-1] != depth:
+            raise ValueError(f"keep_num_dims needs an input whose last dimension is {depth}")
+        return out.reshape(*x.shape[:-1], units)
+    return out
+
+
+@kernel("BATCH_MATMUL")
+def batch_matmul(op, args, ctx):
+    """Matrix product of the last two axes with broadcast batch axes.
+
+    ``adjointLhs`` / ``adjointRhs`` (TFLite's ``adj_x`` / ``adj_y``) transpose an operand's
+    last two axes first.
+    """
+    x, y = float_args(op, args, 2)
+    if x.ndim < 2 or y.ndim < 2:
+        raise ValueError("BATCH_MATMUL operands need at least two dimensions")
+    if getattr(op.options, "adjointLhs", False):
+        x = np.swapaxes(x, -1, -2)
+    if getattr(op.options, "adjointRhs", False):
+        y = np.swapaxes(y, -1, -2)
+    return np.matmul(x, y)
