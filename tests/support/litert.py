@@ -7,14 +7,25 @@ import tempfile
 from collections.abc import Sequence
 
 import numpy as np
-from ai_edge_litert.interpreter import Interpreter
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 import one_cmds
 
+# LiteRT's op resolvers: the default (XNNPACK delegate), its builtin kernels without the
+# delegate (XNNPACK reads a strided-slice end of 0 as "to the end", cannot run DENSIFY, sums in
+# another order), and the reference kernels (round-half-away QUANTIZE, plain fixed point).
+DEFAULT = OpResolverType.AUTO
+BUILTIN = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+REFERENCE = OpResolverType.BUILTIN_REF
 
-def run_tflite(path: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+
+def run_tflite(
+    path: str, inputs: Sequence[np.ndarray], resolver: OpResolverType = DEFAULT
+) -> list[np.ndarray]:
     """Run a ``.tflite`` file in LiteRT (one thread) and return its outputs in order."""
-    interpreter = Interpreter(model_path=path, num_threads=1)
+    interpreter = Interpreter(
+        model_path=path, num_threads=1, experimental_op_resolver_type=resolver
+    )
     details = interpreter.get_input_details()
     for d, value in zip(details, inputs, strict=True):
         if tuple(d["shape"]) != value.shape:
@@ -26,12 +37,14 @@ def run_tflite(path: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()]
 
 
-def run_model(model: one_cmds.Model, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def run_model(
+    model: one_cmds.Model, inputs: Sequence[np.ndarray], resolver: OpResolverType = DEFAULT
+) -> list[np.ndarray]:
     """Run an in-memory model in LiteRT by writing it as ``.tflite`` (TFL3) to a temp file."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.tflite")
         one_cmds.save(model, path)
-        return run_tflite(path, inputs)
+        return run_tflite(path, inputs, resolver)
 
 
 def random_inputs(model: one_cmds.Model, seed: int = 0) -> list[np.ndarray]:

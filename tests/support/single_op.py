@@ -17,9 +17,43 @@ import numpy as np
 from one_cmds.formats.schema import new_options
 from one_cmds.interp import Interpreter
 from one_cmds.ir import Graph, Model, Operator, Tensor, from_numpy
-from support.litert import run_model
+from support.litert import DEFAULT, run_model
 
-__all__ = ["check_against_litert", "const", "new_options", "op_model", "run_both"]
+__all__ = [
+    "TYPE_NAMES",
+    "check_against_litert",
+    "const",
+    "new_options",
+    "op_model",
+    "randoms",
+    "run_both",
+    "run_ours",
+]
+
+TYPE_NAMES = {
+    np.float32: "FLOAT32",
+    np.int32: "INT32",
+    np.int8: "INT8",
+    np.int64: "INT64",
+    np.bool_: "BOOL",
+    np.uint8: "UINT8",
+    np.int16: "INT16",
+}
+
+
+def randoms(seed: int):
+    """``rand(*shape, dtype=...)`` drawing from its own seeded generator: standard normal
+    floats, integers in [-100, 100), random booleans."""
+    rng = np.random.default_rng(seed)
+
+    def rand(*shape: int, dtype: Any = np.float32) -> np.ndarray:
+        if dtype == np.bool_:
+            return rng.random(shape) < 0.5
+        if np.issubdtype(dtype, np.integer):
+            return rng.integers(-100, 100, shape).astype(dtype)
+        return rng.standard_normal(shape).astype(dtype)
+
+    return rand
 
 
 @dataclass
@@ -79,10 +113,15 @@ def feeds(operands: Sequence[np.ndarray | Const | None]) -> list[np.ndarray]:
 
 
 def run_both(
-    model: Model, inputs: Sequence[np.ndarray]
+    model: Model, inputs: Sequence[np.ndarray], resolver: Any = DEFAULT
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(LiteRT outputs, interpreter outputs) of ``model`` on ``inputs``."""
-    return run_model(model, inputs), Interpreter(model).run(list(inputs))
+    return run_model(model, inputs, resolver), Interpreter(model).run(list(inputs))
+
+
+def run_ours(opcode: str, operands: Sequence[Any], options: Any = None, **kwargs: Any):
+    """Run a single-operator model in the interpreter only."""
+    return Interpreter(op_model(opcode, operands, options, **kwargs)).run(feeds(operands))
 
 
 def check_against_litert(

@@ -1,6 +1,14 @@
 """Numpy reference interpreter: one kernel per operator."""
 
-from .interpreter import Interpreter, InterpreterError, RunContext
+from .interpreter import Interpreter, InterpreterError, RunContext, evaluate, load_kernels
 from .registry import KERNELS, kernel
 
-__all__ = ["KERNELS", "Interpreter", "InterpreterError", "RunContext", "kernel"]
+__all__ = [
+    "KERNELS",
+    "Interpreter",
+    "InterpreterError",
+    "RunContext",
+    "evaluate",
+    "kernel",
+    "load_kernels",
+]

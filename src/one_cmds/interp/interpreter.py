@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import OneCmdsError
 from ..ir import Graph, Model, Operator, Tensor, numpy_dtype
-from .registry import KERNELS
+from .registry import KERNELS, QuantizedOperandError
 
 Observer = Callable[[Tensor, np.ndarray], None]
 """Called with every tensor an operator of graph 0 produces, right after it is computed."""
@@ -20,8 +20,9 @@ class InterpreterError(OneCmdsError):
     """The model cannot be run (bad inputs, an operator without kernel, a kernel failure)."""
 
 
-def _load_kernels() -> None:
-    from . import kernels  # noqa: F401  (importing registers every kernel)
+def load_kernels() -> None:
+    """Register every kernel (importing the kernel modules does it)."""
+    from . import kernels  # noqa: F401
 
 
 class RunContext:
@@ -48,7 +49,7 @@ class Interpreter:
             from ..formats.reader import load
 
             model = load(os.fspath(model))
-        _load_kernels()
+        load_kernels()
         self.model = model
         self._context = RunContext(model)
 
@@ -157,23 +158,37 @@ class _GraphRun:
         return data
 
     def _call(self, op: Operator, position: int, operands: list[Any]) -> list[np.ndarray]:
-        where = f"{op.kind} (graph {self.index}, operator {position})"
-        fn = KERNELS.get(op.kind)
-        if fn is None:
-            raise InterpreterError(f"{where}: no kernel for this operator")
         try:
-            result = fn(op, operands, self.context)
-        except InterpreterError:
-            raise
-        except (ValueError, IndexError, TypeError, ArithmeticError) as e:
-            raise InterpreterError(f"{where}: {e}") from e
-        results = [result] if isinstance(result, np.ndarray) else list(result)
-        if len(results) != len(op.outputs):
-            raise InterpreterError(
-                f"{where}: kernel produced {len(results)} outputs, the operator has "
-                f"{len(op.outputs)}"
-            )
-        return [_as_dtype(r, t) for r, t in zip(results, op.outputs, strict=True)]
+            return evaluate(op, operands, self.context)
+        except InterpreterError as e:
+            where = f"{op.kind} (graph {self.index}, operator {position})"
+            raise InterpreterError(f"{where}: {e.message}") from e
+
+
+def evaluate(op: Operator, operands: list[Any], context: RunContext) -> list[np.ndarray]:
+    """Run the kernel of ``op`` on ``operands``: one array per output, in the declared dtypes.
+
+    Kernel failures (and an operator without kernel) raise :class:`InterpreterError`.
+    """
+    fn = KERNELS.get(op.kind)
+    if fn is None:
+        raise InterpreterError("no kernel for this operator")
+    try:
+        with np.errstate(all="ignore"):  # inf and NaN are the IEEE results LiteRT gives too
+            result = fn(op, operands, context)
+    except InterpreterError:
+        raise
+    except (ValueError, IndexError, TypeError, ArithmeticError, QuantizedOperandError) as e:
+        raise InterpreterError(str(e)) from e
+    if isinstance(result, np.ndarray | np.generic):
+        results = [np.asarray(result)]
+    else:
+        results = [np.asarray(r) for r in result]
+    if len(results) != len(op.outputs):
+        raise InterpreterError(
+            f"kernel produced {len(results)} outputs, the operator has {len(op.outputs)}"
+        )
+    return [_as_dtype(r, t) for r, t in zip(results, op.outputs, strict=True)]
 
 
 def _as_dtype(value: np.ndarray, tensor: Tensor) -> np.ndarray:

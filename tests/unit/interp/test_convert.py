@@ -1,16 +1,11 @@
 """CAST, QUANTIZE and DEQUANTIZE kernels against LiteRT."""
 
-import os
-import tempfile
-
 import numpy as np
 import pytest
-from ai_edge_litert.interpreter import Interpreter as LiteRT
-from ai_edge_litert.interpreter import OpResolverType
 
-import one_cmds
 from one_cmds.interp import Interpreter, InterpreterError
 from one_cmds.ir import Graph, Model, Operator, QuantParam, Tensor, from_numpy
+from support.litert import REFERENCE, run_model
 from support.single_op import check_against_litert, new_options, run_both
 
 RNG = np.random.default_rng(4)
@@ -75,23 +70,10 @@ def quant_model(opcode, x, source_quant, target_dtype, target_quant):
     return Model(graphs=[graph])
 
 
-def run_reference_kernels(model, x):
-    """LiteRT's reference kernels (BUILTIN_REF): its optimized QUANTIZE rounds float ties to
-    even in its SIMD blocks and rescales int8/uint8 with a different fixed point."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.tflite")
-        one_cmds.save(model, path)
-        litert = LiteRT(model_path=path, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-        litert.allocate_tensors()
-        litert.set_tensor(litert.get_input_details()[0]["index"], x)
-        litert.invoke()
-        return litert.get_tensor(litert.get_output_details()[0]["index"])
-
-
 def check_quant(opcode, x, source_quant, target_dtype, target_quant):
     model = quant_model(opcode, x, source_quant, target_dtype, target_quant)
     if opcode == "QUANTIZE":
-        expected, got = run_reference_kernels(model, x), Interpreter(model).run([x])[0]
+        expected, got = run_model(model, [x], REFERENCE)[0], Interpreter(model).run([x])[0]
     else:
         (expected,), (got,) = run_both(model, [x])
     assert got.dtype == expected.dtype

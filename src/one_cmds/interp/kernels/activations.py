@@ -7,10 +7,10 @@ import math
 import numpy as np
 
 from ..activation import RELU, RELU6, RELU_N1_TO_1, fused
-from .binary import value_kernel
+from ..registry import kernel
 
 
-@value_kernel("SOFTMAX")
+@kernel("SOFTMAX", real_valued=True)
 def softmax(op, args, ctx):
     """exp(beta * (x - max)) / sum over the last axis."""
     x = args[0]
@@ -19,70 +19,70 @@ def softmax(op, args, ctx):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@value_kernel("LOG_SOFTMAX")
+@kernel("LOG_SOFTMAX", real_valued=True)
 def log_softmax(op, args, ctx):
     x = args[0]
     shifted = x - x.max(axis=-1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
-@value_kernel("LOGISTIC")
+@kernel("LOGISTIC", real_valued=True)
 def logistic(op, args, ctx):
     return 1 / (1 + np.exp(-args[0]))
 
 
-@value_kernel("TANH")
+@kernel("TANH", real_valued=True)
 def tanh(op, args, ctx):
     return np.tanh(args[0])
 
 
-@value_kernel("RELU")
+@kernel("RELU", real_valued=True)
 def relu(op, args, ctx):
     return fused(args[0], RELU)
 
 
-@value_kernel("RELU6")
+@kernel("RELU6", real_valued=True)
 def relu6(op, args, ctx):
     return fused(args[0], RELU6)
 
 
-@value_kernel("RELU_N1_TO_1")
+@kernel("RELU_N1_TO_1", real_valued=True)
 def relu_n1_to_1(op, args, ctx):
     return fused(args[0], RELU_N1_TO_1)
 
 
-@value_kernel("RELU_0_TO_1")
+@kernel("RELU_0_TO_1", real_valued=True)
 def relu_0_to_1(op, args, ctx):
     return np.clip(args[0], 0, 1)
 
 
-@value_kernel("LEAKY_RELU")
+@kernel("LEAKY_RELU", real_valued=True)
 def leaky_relu(op, args, ctx):
     """``x > 0 ? x : alpha * x`` (alpha may exceed 1 or be negative)."""
     x = args[0]
     return np.where(x > 0, x, x * getattr(op.options, "alpha", 0.0))
 
 
-@value_kernel("PRELU")
+@kernel("PRELU", real_valued=True)
 def prelu(op, args, ctx):
     """``x >= 0 ? x : alpha * x`` with ``alpha`` broadcast against ``x``."""
     x, alpha = args
     return np.where(x >= 0, x, x * alpha)
 
 
-@value_kernel("ELU")
+@kernel("ELU", real_valued=True)
 def elu(op, args, ctx):
     x = args[0]
     return np.where(x < 0, np.expm1(x), x)
 
 
-@value_kernel("HARD_SWISH")
+@kernel("HARD_SWISH", real_valued=True)
 def hard_swish(op, args, ctx):
     x = args[0]
     return x * np.clip(x + 3, 0, 6) / 6
 
 
-@value_kernel("GELU")
+@kernel("GELU", real_valued=True)
 def gelu(op, args, ctx):
     """Exact ``x/2 * erfc(-x/sqrt(2))`` or the tanh approximation (``approximate``)."""
     x = args[0]

@@ -4,55 +4,55 @@ from __future__ import annotations
 
 import numpy as np
 
-from .binary import value_kernel
+from ..registry import kernel
 
 
-@value_kernel("EQUAL")
+@kernel("EQUAL", real_valued=True)
 def equal(op, args, ctx):
     return np.equal(args[0], args[1])
 
 
-@value_kernel("NOT_EQUAL")
+@kernel("NOT_EQUAL", real_valued=True)
 def not_equal(op, args, ctx):
     return np.not_equal(args[0], args[1])
 
 
-@value_kernel("LESS")
+@kernel("LESS", real_valued=True)
 def less(op, args, ctx):
     return np.less(args[0], args[1])
 
 
-@value_kernel("LESS_EQUAL")
+@kernel("LESS_EQUAL", real_valued=True)
 def less_equal(op, args, ctx):
     return np.less_equal(args[0], args[1])
 
 
-@value_kernel("GREATER")
+@kernel("GREATER", real_valued=True)
 def greater(op, args, ctx):
     return np.greater(args[0], args[1])
 
 
-@value_kernel("GREATER_EQUAL")
+@kernel("GREATER_EQUAL", real_valued=True)
 def greater_equal(op, args, ctx):
     return np.greater_equal(args[0], args[1])
 
 
-@value_kernel("LOGICAL_AND", accepts_quantized=True)
+@kernel("LOGICAL_AND")
 def logical_and(op, args, ctx):
     return np.logical_and(args[0], args[1])
 
 
-@value_kernel("LOGICAL_OR", accepts_quantized=True)
+@kernel("LOGICAL_OR")
 def logical_or(op, args, ctx):
     return np.logical_or(args[0], args[1])
 
 
-@value_kernel("LOGICAL_NOT", accepts_quantized=True)
+@kernel("LOGICAL_NOT")
 def logical_not(op, args, ctx):
     return np.logical_not(args[0])
 
 
-@value_kernel("SELECT", accepts_quantized=True)
+@kernel("SELECT")
 def select(op, args, ctx):
     """TF1 select: ``x`` and ``y`` of one shape; the condition of that shape, a scalar, or a
     vector choosing whole slices along the first axis."""
@@ -66,7 +66,7 @@ def select(op, args, ctx):
     return np.where(condition, x, y)
 
 
-@value_kernel("SELECT_V2", accepts_quantized=True)
+@kernel("SELECT_V2")
 def select_v2(op, args, ctx):
     """``where(condition, x, y)`` with all three broadcast together."""
     return np.where(args[0], args[1], args[2])

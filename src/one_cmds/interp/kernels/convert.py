@@ -9,10 +9,10 @@ import numpy as np
 
 from ...ir import Tensor, numpy_dtype
 from ..interpreter import InterpreterError
-from .binary import value_kernel
+from ..registry import kernel
 
 
-@value_kernel("CAST", accepts_quantized=True)
+@kernel("CAST")
 def cast(op, args, ctx):
     """C conversion: float -> int truncates toward zero, complex -> real keeps the real part."""
     x = args[0]
@@ -22,7 +22,7 @@ def cast(op, args, ctx):
     return x.astype(dtype)
 
 
-@value_kernel("QUANTIZE", accepts_quantized=True)
+@kernel("QUANTIZE")
 def quantize(op, args, ctx):
     """Float input: ``round(x / scale) + zero_point`` (the division in float32, rounding half
     away from zero), clamped to the output type. Integer input: requantization with LiteRT's
@@ -39,7 +39,7 @@ def quantize(op, args, ctx):
     return np.clip(q, info.min, info.max).astype(info.dtype)
 
 
-@value_kernel("DEQUANTIZE", accepts_quantized=True)
+@kernel("DEQUANTIZE")
 def dequantize(op, args, ctx):
     """``scale * (q - zero_point)`` per tensor or per channel; float16 is widened."""
     x = args[0]

@@ -7,12 +7,12 @@ import numpy as np
 
 from ..activation import activation_of, fused
 from ..interpreter import InterpreterError
-from .binary import value_kernel
+from ..registry import kernel
 
 _L2_EPSILON = 1e-6  # LiteRT's lower bound of the norm
 
 
-@value_kernel("L2_NORMALIZATION")
+@kernel("L2_NORMALIZATION", real_valued=True)
 def l2_normalization(op, args, ctx):
     """``x / max(sqrt(sum(x^2)), 1e-6)`` over the last axis."""
     x = args[0]
@@ -20,7 +20,7 @@ def l2_normalization(op, args, ctx):
     return fused(x / np.maximum(norm, _L2_EPSILON), activation_of(op))
 
 
-@value_kernel("LOCAL_RESPONSE_NORMALIZATION")
+@kernel("LOCAL_RESPONSE_NORMALIZATION", real_valued=True)
 def local_response_normalization(op, args, ctx):
     """``x * (bias + alpha * sum(x^2 over channels c-radius..c+radius)) ** -beta``."""
     x = args[0]
@@ -32,7 +32,7 @@ def local_response_normalization(op, args, ctx):
     return x * np.power(o.bias + o.alpha * accum, -o.beta)
 
 
-@value_kernel("INSTANCE_NORM")
+@kernel("INSTANCE_NORM", real_valued=True)
 def instance_norm(op, args, ctx):
     """Normalize per batch and channel: NHWC over H and W (rank 4), (N, C, D) over D
     (rank 3); then ``gamma * (x - mean) / sqrt(var + epsilon) + beta`` per channel."""
@@ -55,7 +55,7 @@ def instance_norm(op, args, ctx):
     return fused(out, activation_of(op))
 
 
-@value_kernel("RMS_NORM")
+@kernel("RMS_NORM", real_valued=True)
 def rms_norm(op, args, ctx):
     """``gamma * x / sqrt(mean(x^2) + epsilon)`` over the last axis."""
     x, gamma = args
