@@ -1,0 +1,145 @@
+"""Shape and dtype inference of a whole model, to a fixpoint (resize.md §4)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import StageError
+from ..ir import GraphError, Model, Operator, Shape, Tensor
+from .common import join
+from .context import RuleContext
+from .registry import RULES, Output, ShapeError
+from .values import ValueEvaluator
+
+# Rounds after which a model whose shapes still change is reported (a DAG settles in two).
+MAX_ROUNDS = 32
+
+_CALL_FIELDS = (
+    "condSubgraphIndex",
+    "bodySubgraphIndex",
+    "thenSubgraphIndex",
+    "elseSubgraphIndex",
+    "initSubgraphIndex",
+)
+
+
+class ShapeInferenceError(StageError):
+    """An operator's output shapes cannot be inferred: ``<OPCODE> (graph g, operator i): why``."""
+
+
+def infer_shapes(model: Model) -> bool:
+    """Infer the shape and dtype of every operator output until nothing changes.
+
+    Each round puts the operators of every graph in a topological order (a stable sort: a
+    valid order is kept), removes dead operators, then infers every operator of subgraph 0
+    and of the graphs no operator calls (with their own input shapes); subgraphs called by
+    WHILE/IF/CALL_ONCE are inferred with their call-site operand shapes. The input shapes of
+    those entry graphs are never changed. Returns whether anything changed (a shape, a dtype,
+    a removed or reordered operator).
+    """
+    inference = _Inference(model)
+    changed = False
+    for _ in range(MAX_ROUNDS):
+        if not inference.round():
+            return changed
+        changed = True
+    raise ShapeInferenceError(f"shape inference did not settle after {MAX_ROUNDS} rounds")
+
+
+class _Inference:
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.evaluator = ValueEvaluator(model)
+        self.call_shapes: dict[int, list[Shape]] = {}
+        self.active: list[int] = []
+
+    def round(self) -> bool:
+        """One round; whether it changed anything."""
+        edited = False
+        for index, graph in enumerate(self.model.graphs):
+            order = list(graph.operators)
+            try:
+                graph.topological_sort()
+            except GraphError as e:
+                raise ShapeInferenceError(f"graph {index}: {e}") from None
+            reordered = any(a is not b for a, b in zip(order, graph.operators, strict=True))
+            edited = graph.remove_dead_operators() > 0 or reordered or edited
+        before = self._snapshot()
+        self.call_shapes = {}
+        called = {i for g in self.model.graphs for op in g.operators for i in _callees(op)}
+        for index in range(len(self.model.graphs)):
+            if index == 0 or index not in called:
+                self._infer_graph(index)
+        return edited or self._snapshot() != before
+
+    def _snapshot(self) -> list[tuple[Tensor, Shape, str]]:
+        return [(t, t.shape, t.dtype) for g in self.model.graphs for t in g.referenced_tensors()]
+
+    def _infer_graph(self, index: int) -> None:
+        if index in self.active:
+            chain = " -> ".join(map(str, [*self.active, index]))
+            raise ShapeInferenceError(f"graph {index} calls itself ({chain})")
+        graph = self.model.graphs[index]
+        self.active.append(index)
+        try:
+            values: dict[int, np.ndarray] = {}
+            fixed = {id(t) for t in graph.inputs}
+            for position, op in enumerate(graph.operators):
+                where = f"{op.kind} (graph {index}, operator {position})"
+                self._infer_operator(op, where, values, fixed)
+        finally:
+            self.active.pop()
+
+    def _infer_operator(
+        self, op: Operator, where: str, values: dict[int, np.ndarray], fixed: set[int]
+    ) -> None:
+        fn = RULES.get(op.kind) or RULES.get(op.opcode)
+        if fn is None:
+            raise ShapeInferenceError(f"{where}: no shape inference rule")
+        ctx = RuleContext(op, values, self._call_graph)
+        try:
+            results = fn(op, ctx)
+            if len(results) != len(op.outputs):
+                raise ShapeError(f"{len(results)} results for {len(op.outputs)} outputs")
+            checked = [(_checked(shape), dtype) for shape, dtype in results]
+        except ShapeError as e:
+            raise ShapeInferenceError(f"{where}: {e}") from None
+        except (ValueError, IndexError, TypeError, ArithmeticError) as e:
+            raise ShapeInferenceError(f"{where}: malformed operator ({e})") from e
+        for t, (shape, dtype) in zip(op.outputs, checked, strict=True):
+            if id(t) not in fixed:
+                t.shape, t.dtype = shape, dtype
+        value = self.evaluator.evaluate(op, ctx)
+        if value is not None:
+            values[id(op.outputs[0])] = value
+
+    def _call_graph(self, index: int, shapes: list[Shape]) -> list[Output]:
+        """Infer subgraph ``index`` with input shapes joined over this round's call sites."""
+        if not 0 <= index < len(self.model.graphs):
+            raise ShapeError(f"subgraph {index} does not exist")
+        graph = self.model.graphs[index]
+        if len(shapes) != len(graph.inputs):
+            raise ShapeError(
+                f"subgraph {index} takes {len(graph.inputs)} inputs, not {len(shapes)}"
+            )
+        earlier = self.call_shapes.get(index)
+        if earlier is not None:
+            what = f"input of subgraph {index} (called from several places)"
+            shapes = [join(a, b, what) for a, b in zip(earlier, shapes, strict=True)]
+        self.call_shapes[index] = shapes
+        for t, shape in zip(graph.inputs, shapes, strict=True):
+            t.shape = shape
+        self._infer_graph(index)
+        return [(t.shape, t.dtype) for t in graph.outputs]
+
+
+def _callees(op: Operator) -> list[int]:
+    found = (getattr(op.options, f, None) for f in _CALL_FIELDS)
+    return [i for i in found if i is not None] if op.opcode in ("WHILE", "IF", "CALL_ONCE") else []
+
+
+def _checked(shape: Shape) -> Shape:
+    dims = tuple(None if d is None else int(d) for d in shape)
+    if any(d is not None and d < 0 for d in dims):
+        raise ShapeError(f"negative dimension in inferred shape {list(dims)}")
+    return dims
