@@ -1,0 +1,37 @@
+"""``dynamic_batch_to_single_batch``: an unknown batch dimension of the inputs becomes 1.
+
+resize.md §8: only rank-4 inputs may have an unknown first dimension; after shape inference
+every tensor must be static, else the step fails (a warning with ``disable_validation``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import StageError
+from ..ir import Model
+from ..report.console import warn
+from ..shape import infer_shapes
+from . import register
+
+
+@register("dynamic_batch_to_single_batch")
+def dynamic_batch_to_single_batch(model: Model, options: Any) -> bool:
+    changed = False
+    for graph in model.graphs:
+        for tensor in graph.inputs:
+            if not tensor.shape or tensor.shape[0] is not None:
+                continue
+            if len(tensor.shape) != 4:
+                raise StageError("First dimension of input is unknown, but its rank is not 4.")
+            tensor.shape = (1, *tensor.shape[1:])
+            changed = True
+    infer_shapes(model)
+    dynamic = [t.name for g in model.graphs for t in g.referenced_tensors() if not t.is_static]
+    if dynamic:
+        message = "Invalid shape detected after converting dynamic batch to single batch"
+        if not getattr(options, "disable_validation", False):
+            raise StageError(f"{message} (tensor {dynamic[0]!r} is still dynamic)")
+        if not getattr(options, "mute_warnings", False):
+            warn(message)
+    return changed
