@@ -1,0 +1,80 @@
+import pytest
+from pydantic import ValidationError
+
+from one_cmds.config.options import (
+    DRIVERS,
+    ImportOptions,
+    OptimizeOptions,
+    QuantizeOptions,
+    ResizeOptions,
+    command_line,
+)
+from one_cmds.config.passes import PASS_NAMES
+from one_cmds.pipeline import STEP_ORDER
+
+
+def test_registry_covers_the_steps_this_project_runs():
+    assert tuple(DRIVERS) == STEP_ORDER
+    assert DRIVERS["one-resize"].model is ResizeOptions
+    assert DRIVERS["one-import-circle"].model is ImportOptions
+    assert "TF-style_maxpool" in DRIVERS["one-quantize"].keys
+    assert "O" not in DRIVERS["one-optimize"].keys
+
+
+def test_passes_are_complete_and_ordered():
+    options = OptimizeOptions(
+        input_path="a", output_path="b", passes={"fuse_bcq": True, "fold_cast": True}
+    )
+    assert list(options.passes) == list(PASS_NAMES)
+    assert options.enabled_passes == ["fold_cast", "fuse_bcq"]
+    with pytest.raises(ValidationError, match="unknown passes: fold_cst"):
+        OptimizeOptions(input_path="a", output_path="b", passes={"fold_cst": True})
+
+
+def test_command_line_optimize():
+    options = OptimizeOptions(
+        input_path="a.circle",
+        output_path="b.circle",
+        generate_profile_data=True,
+        change_outputs=["x", "y"],
+        passes={"fuse_bcq": True, "convert_nchw_to_nhwc": True},
+    )
+    assert command_line("one-optimize", options) == (
+        "one-optimize --input_path a.circle --output_path b.circle --generate_profile_data "
+        "--change_outputs x,y --convert_nchw_to_nhwc --fuse_bcq"
+    )
+
+
+def test_command_line_quantize():
+    options = QuantizeOptions.model_validate(
+        {
+            "input_path": "a",
+            "output_path": "b",
+            "TF-style_maxpool": True,
+            "input_type": ["uint8", "int16"],
+            "force_quantparam": True,
+            "tensor_name": ["t1", "t2"],
+            "scale": [2.1, 1.0],
+            "zero_point": [45, 0],
+        }
+    )
+    line = command_line("one-quantize", options)
+    assert line.startswith(
+        "one-quantize --input_path a --output_path b --input_data_format h5 "
+        "--input_model_dtype float32 --quantized_dtype uint8 --granularity layer "
+        "--input_type uint8,int16 --min_percentile 1.0"
+    )
+    assert "--TF-style_maxpool --force_quantparam --tensor_name t1 --tensor_name t2 " in line
+    assert "--scale 2.1 --scale 1.0 --zero_point 45 --zero_point 0 " in line
+    assert "--input_dtype" not in line
+
+
+def test_command_line_resize_and_import():
+    resize = ResizeOptions(input_path="a", output_path="b", input_shapes="[1,2],[3]")
+    assert command_line("one-resize", resize) == (
+        "one-resize --input_path a --output_path b --input_shapes [1,2],[3]"
+    )
+    imported = ImportOptions(input_path="a", output_path="b")
+    assert command_line("one-import-tflite", imported) == (
+        "one-import-tflite --input_path a --output_path b"
+    )
