@@ -10,11 +10,11 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+from ..config.shapes import INT32_MAX, ShapeStringError, format_shape, parse_shapes
 from ..errors import StageError
 from ..ir import Model, Shape
 from ..report.console import out
 from ..shape import ShapeInferenceError, infer_shapes
-from .shape_string import INT32_MAX, ShapeStringError, format_shape, parse_shapes
 
 ShapesArg = str | Sequence[Sequence[int | None]]
 

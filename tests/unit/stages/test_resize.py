@@ -7,7 +7,7 @@ import pytest
 from circle_schema.v0_10.circle.Model import ModelT
 
 import one_cmds
-from one_cmds.errors import StageError
+from one_cmds.errors import OneCmdsError, StageError
 from one_cmds.formats import metadata as md
 from one_cmds.interp import Interpreter
 from one_cmds.passes.dynamic_batch_to_single_batch import dynamic_batch_to_single_batch
@@ -84,7 +84,7 @@ def test_wrong_rank_for_an_operator(fixture_path):
 
 @pytest.mark.parametrize("shape", [(1, -2, 3), (1, 2.5, 3), (1, "2", 3)])
 def test_bad_dimension_values(fixture_path, shape):
-    with pytest.raises(StageError, match="Error during shape processing"):
+    with pytest.raises(OneCmdsError, match="Error during shape processing"):
         one_cmds.resize(one_cmds.load(fixture_path("expand_dims.tflite")), [shape])
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from one_cmds.stages.shape_string import ShapeStringError, format_shape, parse_shapes
+from one_cmds.config.shapes import ShapeStringError, format_shape, parse_shapes
 
 U = None
 

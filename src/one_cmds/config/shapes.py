@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import StageError
+from ..errors import OneCmdsError
 from ..ir import Shape
 
 _BLANK = " \t"
@@ -17,7 +17,7 @@ _SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
 INT32_MAX = 2**31 - 1
 
 
-class ShapeStringError(StageError):
+class ShapeStringError(OneCmdsError):
     """The shape string does not follow the grammar."""
 
 

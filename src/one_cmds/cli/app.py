@@ -1,0 +1,168 @@
+"""What every program shares: the argument parser class, the version and the error handling
+that turns exceptions into messages and exit codes (cli-and-config.md §1.1, §1.2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import NoReturn
+
+from one_cmds.config.groups import available_groups, check_optimization_name
+from one_cmds.config.reader import tomllib
+from one_cmds.errors import OneCmdsError, UsageError
+from one_cmds.report import console
+
+PACKAGE = "one-cmds"
+
+
+class ParserExit(Exception):
+    """argparse finished the program (``-h``, ``-v``)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class ArgumentError(UsageError):
+    """An argparse error, with the parser whose usage line is printed."""
+
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message, prog=parser.prog)
+        self.parser = parser
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser that raises instead of exiting, so programs return exit codes."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentError(message, self)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            sys.stderr.write(message)
+        raise ParserExit(status)
+
+
+def version() -> str:
+    """The installed package version, or the checkout's ``pyproject.toml`` version."""
+    try:
+        return metadata.version(PACKAGE)
+    except metadata.PackageNotFoundError:
+        pyproject = Path(__file__).resolve().parents[3] / "pyproject.toml"
+        try:
+            return str(tomllib.loads(pyproject.read_text())["project"]["version"])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``-v/--version``: ``<prog> version <version>``, exit 0."""
+    parser.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=f"{parser.prog} version {version()}",
+        help="show program's version number and exit",
+    )
+
+
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-V",
+        "--verbose",
+        action="store_true",
+        default=False,
+        help="output additional information to stdout or stderr",
+    )
+
+
+def add_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-C", "--config", default=None, help="run with configuation file")
+
+
+def add_dry_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        default=False,
+        help="print the resolved plan and exit without reading models or writing files",
+    )
+
+
+def add_optimization(parser: argparse.ArgumentParser, *, hidden: bool = False) -> None:
+    """``-O NAME``: the group ``O<NAME>`` (``-O1`` selects ``O1.cfg``)."""
+    names = [f"-{name}" for name in available_groups()]
+    listed = (
+        f"Available optimization options: {', '.join(names)}"
+        if names
+        else "No available optimization options"
+    )
+    parser.add_argument(
+        "-O",
+        dest="O",
+        default=None,
+        metavar="OPTIMIZATION",
+        help=argparse.SUPPRESS if hidden else f"optimization name to use ({listed})",
+    )
+
+
+def optimization_group(value: str | None) -> str | None:
+    """The group name selected by ``-O value`` (checked as in §5, exit 2)."""
+    if value is None:
+        return None
+    check_optimization_name(f"O{value}")
+    return f"O{value}"
+
+
+def build_parser(prog: str, description: str, **kwargs: object) -> ArgumentParser:
+    """A parser with the options ``onecc`` and ``one-build`` share: ``-v``, ``-V``, ``-C``,
+    ``-O``, ``--dry-run``."""
+    parser = ArgumentParser(prog=prog, description=description, **kwargs)
+    add_version(parser)
+    add_verbose(parser)
+    add_config(parser)
+    add_optimization(parser)
+    add_dry_run(parser)
+    return parser
+
+
+@dataclass
+class Invocation:
+    """One program run: its name, the parser in use (for usage lines) and ``-V``."""
+
+    prog: str
+    parser: argparse.ArgumentParser | None = None
+    verbose: bool = False
+
+
+def run(prog: str, body: Callable[[Invocation], int]) -> int:
+    """Run ``body`` and map what it raises to messages on stderr and an exit code."""
+    invocation = Invocation(prog)
+    try:
+        return body(invocation)
+    except ParserExit as done:
+        return done.status
+    except UsageError as error:
+        parser = error.parser if isinstance(error, ArgumentError) else invocation.parser
+        if parser is not None:
+            sys.stderr.write(parser.format_usage())
+        name = parser.prog if parser is not None else prog
+        console.error(f"{name}: error: {error.message}")
+        return error.exit_code
+    except OneCmdsError as error:
+        console.error(f"{error.prog or prog}: {error.message}")
+        return error.exit_code
+    except Exception as error:
+        if invocation.verbose:
+            traceback.print_exc()
+        console.error(f"{prog}: internal error: {type(error).__name__}: {error}")
+        return 255

@@ -1,0 +1,60 @@
+"""Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-resize``,
+``one-optimize``, ``one-quantize`` (cli-and-config.md §17). Each builds the step's options
+from its command line (and with ``-C`` its own section) and runs a one-step plan."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+from one_cmds.cli.app import Invocation, optimization_group, run
+from one_cmds.cli.parsers import driver_parser
+from one_cmds.cli.plans import run_plans
+from one_cmds.config.load import plan_from_arguments
+from one_cmds.config.options import DRIVERS
+
+
+def _run_driver(invocation: Invocation, driver: str, args: list[str]) -> int:
+    parser = driver_parser(DRIVERS[driver])
+    invocation.parser = parser
+    given = vars(parser.parse_args(args))
+    invocation.verbose = given.pop("verbose")
+    config, section = given.pop("config"), given.pop("section")
+    group = optimization_group(given.pop("O", None))
+    plan = plan_from_arguments(driver, given, config=config, section=section, optimization=group)
+    return run_plans([plan], dry_run=False, verbose=invocation.verbose)
+
+
+def run_driver(driver: str, argv: Sequence[str] | None = None) -> int:
+    """Run the driver ``driver`` on ``argv`` (default ``sys.argv[1:]``); the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run(driver, lambda invocation: _run_driver(invocation, driver, args))
+
+
+def one_import_tflite(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-import-tflite", argv)
+
+
+def one_import_circle(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-import-circle", argv)
+
+
+def one_resize(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-resize", argv)
+
+
+def one_optimize(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-optimize", argv)
+
+
+def one_quantize(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-quantize", argv)
+
+
+MAINS: dict[str, Callable[[Sequence[str] | None], int]] = {
+    "one-import-tflite": one_import_tflite,
+    "one-import-circle": one_import_circle,
+    "one-resize": one_resize,
+    "one-optimize": one_optimize,
+    "one-quantize": one_quantize,
+}

@@ -1,0 +1,66 @@
+"""Running plans, or printing them for ``--dry-run`` (cli-and-config.md §6)."""
+
+from __future__ import annotations
+
+import os
+
+from one_cmds import pipeline
+from one_cmds.config.options import OptimizeOptions, StepOptions, stored_values
+from one_cmds.pipeline import Plan
+from one_cmds.report.console import out
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.expanduser(path))
+
+
+def _format(value: object) -> str:
+    if isinstance(value, list):
+        return ",".join(str(item) for item in value) if value else "(none)"
+    return str(value)
+
+
+def _option_lines(driver: str, options: StepOptions) -> list[str]:
+    lines = []
+    for option, value in stored_values(driver, options):
+        if isinstance(options, OptimizeOptions) and option.name in options.passes:
+            continue
+        lines.append(f"    {option.name} = {_format(value)}")
+    if isinstance(options, OptimizeOptions):
+        lines.append(f"    passes = {' '.join(options.enabled_passes) or '(none)'}")
+    return lines
+
+
+def print_plan(plan: Plan) -> None:
+    """Each step: name, input (file or in memory), output, effective options, profiling."""
+    out(f"plan: {plan.config_path or 'command line'}")
+    for key, value in plan.environment.items():
+        out(f"environment: {key}={value}")
+    previous: pipeline.Step | None = None
+    for number, step in enumerate(plan.steps, 1):
+        options = step.options
+        source = options.input_path
+        if previous is not None and _real(previous.options.output_path) == _real(source):
+            source = f"in memory from {previous.driver}"
+        section = f" [{step.section}]" if step.section else ""
+        profile = (
+            plan.profile if options.generate_profile_data is None else options.generate_profile_data
+        )
+        out(f"{number}. {step.driver}{section}")
+        out(f"  input: {source}")
+        out(f"  output: {options.output_path}")
+        out(f"  profiling metadata: {'yes' if profile else 'no'}")
+        out("  options:")
+        for line in _option_lines(step.driver, options):
+            out(line)
+        previous = step
+
+
+def run_plans(plans: list[Plan], *, dry_run: bool, verbose: bool) -> int:
+    """Print (``--dry-run``) or run every plan in order; exit code 0."""
+    for plan in plans:
+        if dry_run:
+            print_plan(plan)
+        elif plan.steps:
+            pipeline.run_plan(plan, verbose=verbose)  # type: ignore[attr-defined]
+    return 0

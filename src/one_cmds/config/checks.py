@@ -1,0 +1,244 @@
+"""Driver verification after merging: required options and the one-quantize checks, in the
+order and with the messages of cli-and-config.md §14.5, §17.4 and quantization.md §18."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from one_cmds.config.passes import PASS_NAMES
+from one_cmds.config.source import Source
+from one_cmds.config.tables import Option
+from one_cmds.config.values import Settings
+from one_cmds.report.console import warn
+
+Verify = Callable[[Settings, Source], dict[str, object]]
+
+QUANTIZED_DTYPES = ("uint8", "int16")
+GRANULARITIES = ("layer", "channel")
+IO_TYPES = ("uint8", "int16", "float32", "int32", "int64", "bool")
+DATA_FORMATS = {
+    "h5": "h5",
+    "hdf5": "h5",
+    "list": "list",
+    "filelist": "list",
+    "dir": "dir",
+    "directory": "dir",
+}
+# The mode flags in dispatch precedence (quantization.md §2); "default" when none is set.
+QUANTIZE_ACTIONS = ("ampq", "force_quantparam", "copy_quantparam", "fake_quantize", "requantize")
+# Options that act only together with another one.
+_DEPENDENT = {
+    "evaluate_result": (
+        "test_data",
+        "print_mae",
+        "print_mape",
+        "print_mpeir",
+        "print_top1_match",
+        "print_top5_match",
+        "print_mse",
+    ),
+    "force_quantparam": ("tensor_name", "scale", "zero_point"),
+    "copy_quantparam": ("src_tensor_name", "dst_tensor_name"),
+}
+
+
+def values(settings: Settings) -> dict[str, object]:
+    """The plain values of the settings."""
+    return {key: setting.value for key, setting in settings.items()}
+
+
+def _raise_missing(labels: list[str], main: Source) -> None:
+    """``the following arguments are required: <labels>`` when any is missing."""
+    if labels:
+        raise main.error("the following arguments are required: " + " ".join(labels))
+
+
+def _missing_flags(settings: Settings, names: tuple[str, ...], main: Source) -> None:
+    _raise_missing([f"--{name}" for name in names if name not in settings], main)
+
+
+def verify_required(options: tuple[Option, ...], *, bare: bool = False) -> Verify:
+    """Check the required options of a table; ``bare`` lists names as ``one-resize`` does."""
+
+    def verify(settings: Settings, main: Source) -> dict[str, object]:
+        missing = [o for o in options if o.required and o.name not in settings]
+        _raise_missing([o.name if bare else o.display for o in missing], main)
+        return values(settings)
+
+    return verify
+
+
+def verify_optimize(options: tuple[Option, ...]) -> Verify:
+    """Required options, then the pass switches gathered into ``passes``."""
+    required = verify_required(options)
+
+    def verify(settings: Settings, main: Source) -> dict[str, object]:
+        fields = required(settings, main)
+        fields["passes"] = {name: bool(fields.pop(name, False)) for name in PASS_NAMES}
+        return fields
+
+    return verify
+
+
+def _where(settings: Settings, key: str, main: Source) -> Source:
+    return settings[key].source if key in settings else main
+
+
+def _read_quant_config(path: str, source: Source) -> dict[str, object]:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = json.load(stream)
+    except OSError:
+        raise source.error(f"Not found given quantization configuration file: {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict):
+        raise source.error(f"Failed to decode {path}. Please check it is a json file.")
+    return data
+
+
+def _float(settings: Settings, key: str, main: Source, default: float) -> float:
+    value = settings[key].value if key in settings else default
+    if not isinstance(value, bool):
+        try:
+            return float(value)  # type: ignore[arg-type]
+        except ValueError:
+            pass
+    raise _where(settings, key, main).error(f"{key} must be float", key=key)
+
+
+def _int(settings: Settings, key: str, main: Source, default: int) -> int:
+    value = settings[key].value if key in settings else default
+    if not isinstance(value, bool | float):
+        try:
+            return int(value)  # type: ignore[arg-type]
+        except ValueError:
+            pass
+    raise _where(settings, key, main).error(f"{key} must be integer", key=key)
+
+
+def _ignore(
+    fields: dict[str, object], settings: Settings, keys: tuple[str, ...], mode: object
+) -> None:
+    """Drop options of the other calibration mode, with a warning when they were given."""
+    for key in keys:
+        if fields.pop(key, None) is not None and key in settings:
+            warn(f"'{key}' has no effect with mode '{mode}' and is ignored")
+
+
+def _check_mode(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """Step 6: calibration mode and its numeric options."""
+    mode = fields.setdefault("mode", "percentile")
+    if mode == "percentile":
+        for key, default in (("min_percentile", 1.0), ("max_percentile", 99.0)):
+            fields[key] = _float(settings, key, main, default)
+        for key in ("min_percentile", "max_percentile"):
+            if not 0.0 <= fields[key] <= 100.0:  # type: ignore[operator]
+                where = _where(settings, key, main)
+                raise where.error("Percentile must be ranged from 0 to 100", key=key)
+        _ignore(fields, settings, ("moving_avg_batch", "moving_avg_const"), mode)
+    elif mode == "moving_average":
+        batch = _int(settings, "moving_avg_batch", main, 16)
+        if batch < 1:
+            where = _where(settings, "moving_avg_batch", main)
+            raise where.error("moving_avg_batch must be a positive integer", key="moving_avg_batch")
+        const = _float(settings, "moving_avg_const", main, 0.1)
+        if not 0.0 <= const <= 1.0:
+            where = _where(settings, "moving_avg_const", main)
+            raise where.error("moving_avg_const must be in [0, 1]", key="moving_avg_const")
+        fields["moving_avg_batch"], fields["moving_avg_const"] = batch, const
+        _ignore(fields, settings, ("min_percentile", "max_percentile"), mode)
+    else:
+        raise _where(settings, "mode", main).error("Unsupported mode", key="mode")
+
+
+def _choice(
+    fields: dict[str, object],
+    settings: Settings,
+    main: Source,
+    key: str,
+    allowed: tuple[str, ...],
+    message: str,
+) -> str:
+    text = str(fields[key]).lower()
+    if text not in allowed:
+        raise _where(settings, key, main).error(message, key=key)
+    fields[key] = text
+    return text
+
+
+def _check_values(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """Step 7: dtype, granularity, I/O types and data format (quantization.md §18)."""
+    action = fields["action"]
+    dtypes = ("uint8",) if action == "requantize" else QUANTIZED_DTYPES
+    dtype = _choice(fields, settings, main, "quantized_dtype", dtypes, "Unsupported output type")
+    granularity = _choice(
+        fields, settings, main, "granularity", GRANULARITIES, "Unsupported granularity"
+    )
+    model_dtypes = {"default": ("float32",), "ampq": ("float32",), "requantize": ("int8",)}
+    if action in model_dtypes:
+        message = "Unsupported input type"
+        _choice(fields, settings, main, "input_model_dtype", model_dtypes[action], message)
+    for key, message in (
+        ("input_type", "Unsupported input type"),
+        ("output_type", "Unsupported output type"),
+    ):
+        types = [str(t).lower() for t in fields.get(key) or [dtype]]  # type: ignore[attr-defined]
+        if any(t not in IO_TYPES for t in types):
+            raise _where(settings, key, main).error(message, key=key)
+        fields[key] = types
+    data_format = str(fields["input_data_format"]).lower()
+    if data_format not in DATA_FORMATS:
+        where = _where(settings, "input_data_format", main)
+        raise where.error("Unsupported input data format", key="input_data_format")
+    fields["input_data_format"] = DATA_FORMATS[data_format]
+    if action == "default" and dtype == "int16" and granularity == "layer":
+        raise main.error("Layer-wise quantization only supports uint8 dtype.")
+
+
+def _check_lists(settings: Settings, main: Source, flag: str, names: tuple[str, ...]) -> None:
+    """Steps 4 and 5: the lists that go with ``force_quantparam``/``copy_quantparam``."""
+    _missing_flags(settings, names, main)
+    if len({len(settings[name].value) for name in names}) != 1:  # type: ignore[arg-type]
+        message = (
+            "The same number of tensor_name, scale, and zero_point should be given."
+            if flag == "force_quantparam"
+            else "The same number of src_tensor_name and dst_tensor_name should be given."
+        )
+        raise main.error(message)
+
+
+def verify_quantize(options: tuple[Option, ...]) -> Verify:
+    """The one-quantize verification order of cli-and-config.md §17.4."""
+    required = verify_required(options)
+
+    def verify(settings: Settings, main: Source) -> dict[str, object]:
+        fields = values(settings)
+        enabled = [flag for flag in QUANTIZE_ACTIONS if fields.get(flag)]
+        if "requantize" in enabled:
+            _missing_flags(settings, ("input_model_dtype", "quantized_dtype"), main)
+        if "quant_config" in settings:
+            config = _read_quant_config(
+                str(fields["quant_config"]), settings["quant_config"].source
+            )
+            fields.setdefault("quantized_dtype", config.get("default_quantization_dtype", "uint8"))
+            fields.setdefault("granularity", config.get("default_granularity", "layer"))
+        fields.setdefault("quantized_dtype", "uint8")
+        fields.setdefault("granularity", "layer")
+        fields.setdefault("input_model_dtype", "float32")
+        fields.setdefault("input_data_format", "h5")
+        required(settings, main)
+        for flag in ("force_quantparam", "copy_quantparam"):
+            if fields.get(flag):
+                _check_lists(settings, main, flag, _DEPENDENT[flag])
+        fields["action"] = enabled[0] if enabled else "default"
+        _check_mode(fields, settings, main)
+        _check_values(fields, settings, main)
+        for flag, names in _DEPENDENT.items():
+            for name in names:
+                if not fields.get(flag) and fields.get(name) not in (None, False):
+                    warn(f"'{name}' has no effect without '{flag}' and is ignored")
+        return fields
+
+    return verify

@@ -1,0 +1,334 @@
+"""Option tables of the drivers (cli-and-config.md §17): keys, flags, kinds, help texts.
+
+A key of a step section is the ``dest`` of a driver option: the long option name without the
+leading dashes (§14).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from one_cmds.config.passes import PASS_OPTIONS
+from one_cmds.config.values import Kind
+
+
+@dataclass(frozen=True)
+class Option:
+    """One driver option: configuration key, command-line flags and how values convert."""
+
+    name: str
+    kind: Kind
+    flags: tuple[str, ...] = ()
+    help: str = ""
+    group: str | None = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    hidden: bool = False
+    # Another option this one is a synonym of (``profile_info``, ``input_dtype``).
+    alias_of: str | None = None
+    # Accepted as a configuration key / as a command-line flag.
+    config: bool = True
+    cli: bool = True
+    # Kept in the option model (False for ``O1`` and ``-O``, which expand into passes).
+    stored: bool = True
+
+    @property
+    def option_strings(self) -> tuple[str, ...]:
+        return self.flags or (f"--{self.name}",)
+
+    @property
+    def display(self) -> str:
+        """The name argparse shows in ``the following arguments are required: ...``."""
+        return "/".join(self.option_strings)
+
+
+UTILITY = "arguments for utility"
+
+
+def _io(input_help: str, output_help: str) -> tuple[Option, ...]:
+    return (
+        Option("input_path", Kind.STR, ("-i", "--input_path"), input_help, required=True),
+        Option("output_path", Kind.STR, ("-o", "--output_path"), output_help, required=True),
+    )
+
+
+def _profile(group: str | None = None) -> tuple[Option, ...]:
+    return (
+        Option(
+            "generate_profile_data",
+            Kind.BOOL,
+            ("-p", "--generate_profile_data"),
+            "generate profiling data (ONE_source_table, ONE_op_table, ONE_source_md5)",
+            group=group,
+        ),
+        Option("profile_info", Kind.BOOL, alias_of="generate_profile_data", cli=False),
+    )
+
+
+IMPORT_OPTIONS = (
+    *_io("full filepath of the input file", "full filepath of the output file"),
+    *_profile(),
+)
+
+RESIZE_OPTIONS = (
+    *_io(
+        "The path to the input model (.circle)",
+        "The path to the resized model (.circle)",
+    ),
+    Option(
+        "input_shapes",
+        Kind.SHAPES,
+        ("-s", "--input_shapes"),
+        "New inputs shapes in in comma separated format. An example for 2 inputs: [1,2],[3,4].",
+        required=True,
+    ),
+    *_profile(),
+)
+
+OPTIMIZATION = "arguments for optimization"
+
+OPTIMIZE_OPTIONS = (
+    *_io("full filepath of the input file", "full filepath of the output file"),
+    *_profile(UTILITY),
+    Option(
+        "change_outputs",
+        Kind.CSV,
+        help="Experimental: Change first subgraph output nodes to CSV names",
+        group=UTILITY,
+    ),
+    Option("O1", Kind.BOOL, help="enable O1 optimization pass", group=OPTIMIZATION, stored=False),
+    Option("O", Kind.STR, ("-O",), hidden=True, config=False, stored=False),
+    Option(
+        "disable_validation",
+        Kind.BOOL,
+        help="turn validation failures after the passes into warnings",
+        group=UTILITY,
+    ),
+    Option("mute_warnings", Kind.BOOL, help="mute warnings of the passes", group=UTILITY),
+    *(Option(name, Kind.BOOL, help=text, group=OPTIMIZATION) for name, text in PASS_OPTIONS),
+)
+
+QUANTIZATION = "arguments for quantization"
+FORCE = "arguments for force_quantparam option"
+COPY = "arguments for copy_quantparam option"
+AMPQ = "arguments for ampq option"
+_EVAL = "Print {} of inference results between quantized model and fp32 model."
+
+
+def _q(
+    name: str, kind: Kind, text: str, *flags: str, group: str = QUANTIZATION, **more: Any
+) -> Option:
+    """A one-quantize option, in the quantization help group unless another is given."""
+    return Option(name, kind, flags, text, group=group, **more)
+
+
+QUANTIZE_OPTIONS = (
+    *_io(
+        "full filepath of the input circle model file",
+        "full filepath of the output circle model file",
+    ),
+    _q(
+        "input_data",
+        Kind.STR,
+        "full filepath of the input data used for post-training quantization. if not "
+        "specified, run with random input data.",
+        "-d",
+        "--input_data",
+    ),
+    _q(
+        "input_data_format",
+        Kind.RAW,
+        "file format of input data. h5/hdf5 (default), list/filelist (a text file where a file "
+        "path of input data is written in each line), or dir/directory (a directory where input "
+        "data are saved)",
+        "-f",
+        "--input_data_format",
+    ),
+    *_profile(UTILITY),
+    Option("save_intermediate", Kind.BOOL, help="Save intermediate files to output folder"),
+    _q(
+        "input_model_dtype",
+        Kind.RAW,
+        "input model data type (supported: float32, default=float32)",
+    ),
+    _q(
+        "input_dtype",
+        Kind.RAW,
+        "input model data type (supported: float32, default=float32). Deprecated (Use "
+        "input_model_dtype)",
+        alias_of="input_model_dtype",
+    ),
+    _q(
+        "quantized_dtype",
+        Kind.RAW,
+        "data type of output quantized model (supported: uint8, int16, default=uint8)",
+    ),
+    _q(
+        "granularity",
+        Kind.RAW,
+        "quantization granularity (supported: layer, channel, default=layer)",
+    ),
+    _q(
+        "input_type",
+        Kind.CSV,
+        "data type of inputs of quantized model (supported: uint8, int16, float32, "
+        "default=quantized_dtype). QUANTIZE Op will be inserted at the beginning of the quantized "
+        "model if input_type is different from quantized_dtype.",
+    ),
+    _q(
+        "output_type",
+        Kind.CSV,
+        "data type of outputs of quantized model (supported: uint8, int16, float32, "
+        "default=quantized_dtype). QUANTIZE Op will be inserted at the end of the quantized model "
+        "if output_type is different from quantized_dtype.",
+    ),
+    _q(
+        "min_percentile",
+        Kind.RAW,
+        "minimum percentile (0.0~100.0, default=1.0). Algorithm parameter for calibration. This "
+        "is valid when calibration algorithm is percentile.",
+    ),
+    _q(
+        "max_percentile",
+        Kind.RAW,
+        "maximum percentile (0.0~100.0, default=99.0). Algorithm parameter for calibration. This "
+        "is valid when calibration algorithm is percentile.",
+    ),
+    _q(
+        "moving_avg_batch",
+        Kind.RAW,
+        "batch size of moving average (default=16). This is valid when calibration algorithm is "
+        "moving_average.",
+    ),
+    _q(
+        "moving_avg_const",
+        Kind.RAW,
+        "hyperparameter (C) to compute moving average (default=0.1). Update equation: avg <- avg "
+        "+ C * (curr_batch_avg - avg). This is valid when calibration algorithm is "
+        "moving_average.",
+    ),
+    _q(
+        "mode",
+        Kind.RAW,
+        "calibration algorithm for post-training quantization (supported: "
+        "percentile/moving_average, default=percentile). 'percentile' mode uses the n-th "
+        "percentiles as min/max values. 'moving_average' mode records the moving average of "
+        "min/max.",
+    ),
+    _q(
+        "TF-style_maxpool",
+        Kind.BOOL,
+        "Force MaxPool Op to have the same input/output quantparams. NOTE: This option can "
+        "degrade accuracy of some models.)",
+    ),
+    _q("quant_config", Kind.STR, "Path to the quantization configuration file."),
+    _q(
+        "evaluate_result",
+        Kind.BOOL,
+        "Evaluate accuracy of quantized model. Run inference for both fp32 model and the "
+        "quantized model, and compare the inference results.",
+    ),
+    _q("test_data", Kind.STR, "Path to the test data used for evaluation."),
+    _q("print_mae", Kind.BOOL, _EVAL.format("MAE (Mean Absolute Error)")),
+    _q("print_mape", Kind.BOOL, _EVAL.format("MAPE (Mean Absolute Percentage Error)")),
+    _q("print_mpeir", Kind.BOOL, _EVAL.format("MPEIR (Mean Peak Error to Interval Ratio)")),
+    _q("print_top1_match", Kind.BOOL, _EVAL.format("Top-1 match ratio")),
+    _q("print_top5_match", Kind.BOOL, _EVAL.format("Top-5 match ratio")),
+    _q("print_mse", Kind.BOOL, _EVAL.format("MSE (Mean Squared Error)")),
+    _q(
+        "force_quantparam",
+        Kind.BOOL,
+        "overwrite quantparam (scale, zero_point) to the specified tensor in the quantized model.",
+        group=FORCE,
+    ),
+    _q("tensor_name", Kind.STR_LIST, "tensor name (string)", group=FORCE),
+    _q("scale", Kind.FLOAT_LIST, "scale (float)", group=FORCE),
+    _q("zero_point", Kind.INT_LIST, "zero point (int)", group=FORCE),
+    _q(
+        "copy_quantparam",
+        Kind.BOOL,
+        "copy quantparam (scale, zero_point) of a tensor to another tensor.",
+        group=COPY,
+    ),
+    _q("src_tensor_name", Kind.STR_LIST, "tensor name (string)", group=COPY),
+    _q("dst_tensor_name", Kind.STR_LIST, "tensor name (string)", group=COPY),
+    _q(
+        "fake_quantize",
+        Kind.BOOL,
+        "convert quantized model to fake-quantized fp32 model.",
+        group="arguments for fake_quantize option",
+    ),
+    _q(
+        "requantize",
+        Kind.BOOL,
+        "convert quantized model to another-typed quantized model (ex: int8 -> uin8).",
+        group="arguments for requantize option",
+    ),
+    _q("ampq", Kind.BOOL, "quantize model using ampq solver.", group=AMPQ),
+    _q("ampq_qerror_ratio", Kind.FLOAT, "quantization error ratio ([0, 1])", group=AMPQ),
+    _q(
+        "ampq_algorithm",
+        Kind.CHOICE,
+        "type of algorithm (bisection, pattern)",
+        choices=("bisection", "pattern"),
+        group=AMPQ,
+    ),
+    _q(
+        "bisection_type",
+        Kind.CHOICE,
+        "one of 'auto', 'i16_front', 'i16_back'",
+        choices=("auto", "i16_front", "i16_back"),
+        group=AMPQ,
+    ),
+    _q(
+        "u8_layernorm_with_s16_variance",
+        Kind.BOOL,
+        "Use int16 for computing variance in uint8 layer normalization",
+        group=AMPQ,
+    ),
+    _q(
+        "u8_softmax_with_s16_sub_exp",
+        Kind.BOOL,
+        "Use int16 for computing Sub and Exp nodes in uint8 Softmax",
+        group=AMPQ,
+    ),
+    _q(
+        "ampq_bisection_visq",
+        Kind.STR,
+        "'.visq.json' file path with quantization errors",
+        group=AMPQ,
+    ),
+)
+
+# Keys of the reference drivers this project does not run (§17.6, §17.7), and the legacy
+# ``all`` of [one-optimize]: in a section of a step this project runs they have no effect.
+_TF_KEYS = (
+    "converter_version",
+    "model_format",
+    "input_arrays",
+    "input_shapes",
+    "output_arrays",
+    "save_intermediate",
+)
+REFERENCE_ONLY_KEYS = frozenset(
+    {
+        *_TF_KEYS,
+        "unroll_rnn",
+        "unroll_lstm",
+        "keep_io_order",
+        "experimental_disable_batchmatmul_unfold",
+        "python_path",
+        "input_types",
+        "backend",
+        "backends",
+        "command",
+        "default",
+        "part_file",
+        "input_file",
+        "work_path",
+        "driver",
+        "post_process",
+    }
+)
+LEGACY_OPTIMIZE_KEYS = frozenset({"all"})
