@@ -121,9 +121,7 @@ def main() -> None:
         for key, label in (("ours", "(a)"), ("bare", "(b)")):
             extra = _peak_growth_kib(key, src, os.path.join(tmp, f"m_{key}.circle")) * 1024
             ratio = extra / size
-            print(
-                f"peak memory {label} over base: {extra / 2**20:6.1f} MiB = {ratio:.2f} x file"
-            )
+            print(f"peak memory {label} over base: {extra / 2**20:6.1f} MiB = {ratio:.2f} x file")
         print("memory target: (a) < 2.5 x file")
 
 

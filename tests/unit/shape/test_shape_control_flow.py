@@ -4,12 +4,12 @@ import os
 
 import numpy as np
 import pytest
-from shape_helpers import GraphBuilder
 
 import one_cmds
 from one_cmds.ir import Model, Operator
 from one_cmds.shape import ShapeInferenceError, infer_shapes
 from support.litert import run_model
+from support.shape_helpers import GraphBuilder
 from support.single_op import new_options
 
 N = None

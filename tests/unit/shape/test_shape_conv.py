@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from shape_helpers import check_litert, rand
 
 from one_cmds.shape import infer_shapes
 from support.litert import run_model
+from support.shape_helpers import check_litert, rand
 from support.single_op import const, new_options, op_model
 
 SAME, VALID = 0, 1

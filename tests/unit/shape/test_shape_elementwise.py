@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from shape_helpers import check_litert, infer_op, rand
 
+from support.shape_helpers import check_litert, infer_op, rand
 from support.single_op import const, new_options
 
 UNARY = [

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from shape_helpers import infer_op, infer_shape, rand
 
 from one_cmds.ir import Graph, Model, Operator, Tensor
 from one_cmds.shape import RULES, ShapeInferenceError, infer_shapes, rule
+from support.shape_helpers import infer_op, infer_shape, rand
 from support.single_op import const, new_options
 
 N = None

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from shape_helpers import infer_op, infer_shape, rand
 
 from one_cmds.shape import ShapeInferenceError
+from support.shape_helpers import infer_op, infer_shape, rand
 from support.single_op import const, new_options
 
 N = None

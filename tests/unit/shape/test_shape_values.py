@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-from shape_helpers import GraphBuilder
 
 from one_cmds.interp.registry import KERNELS
 from one_cmds.ir import Model
 from one_cmds.shape import infer_shapes
 from support.litert import random_inputs, run_model
+from support.shape_helpers import GraphBuilder
 from support.single_op import new_options
 
 N = None

@@ -7,34 +7,25 @@ import numpy as np
 from ..registry import kernel
 
 
-@kernel("EQUAL", real_valued=True)
-def equal(op, args, ctx):
-    return np.equal(args[0], args[1])
+def _comparison(ufunc: np.ufunc):
+    """The kernel of a broadcasting comparison computed by ``ufunc``."""
+
+    def compare(op, args, ctx):
+        return ufunc(args[0], args[1])
+
+    compare.__name__ = ufunc.__name__
+    return compare
 
 
-@kernel("NOT_EQUAL", real_valued=True)
-def not_equal(op, args, ctx):
-    return np.not_equal(args[0], args[1])
-
-
-@kernel("LESS", real_valued=True)
-def less(op, args, ctx):
-    return np.less(args[0], args[1])
-
-
-@kernel("LESS_EQUAL", real_valued=True)
-def less_equal(op, args, ctx):
-    return np.less_equal(args[0], args[1])
-
-
-@kernel("GREATER", real_valued=True)
-def greater(op, args, ctx):
-    return np.greater(args[0], args[1])
-
-
-@kernel("GREATER_EQUAL", real_valued=True)
-def greater_equal(op, args, ctx):
-    return np.greater_equal(args[0], args[1])
+for _opcode, _ufunc in {
+    "EQUAL": np.equal,
+    "NOT_EQUAL": np.not_equal,
+    "LESS": np.less,
+    "LESS_EQUAL": np.less_equal,
+    "GREATER": np.greater,
+    "GREATER_EQUAL": np.greater_equal,
+}.items():
+    kernel(_opcode, real_valued=True)(_comparison(_ufunc))
 
 
 @kernel("LOGICAL_AND")
