@@ -1,0 +1,139 @@
+"""Config-file UI tests: each folder of ``cases/`` is a configuration plus ``expect.toml``.
+
+The folder is copied to a temporary directory, ``{fixtures}`` (the absolute path of
+``tests/fixtures``) and ``{case}`` (the copy's path) are substituted in its text files, and the
+program runs there as a user runs it (the repository launchers, current directory = the copy).
+
+``expect.toml`` keys (all optional except ``exit_code``):
+  program           "onecc" (default), "one-build" or a single-step driver
+  args              command line after the program; default ``-C <config>`` (or ``-W`` for
+                    ``*.workflow.json``) when the folder holds exactly one configuration
+  env               extra environment variables (``ONECC_OPTIMIZATION_PATH`` is unset by default)
+  mkdirs            folders to create before the run
+  exit_code         expected exit code
+  stdout_contains / stderr_contains     strings that must appear
+  stdout_absent / stderr_absent         strings that must not appear
+  stdout_in_order   strings that must appear in this order
+  files_exist       files that must exist and be non-empty
+  files_absent      glob patterns that must match nothing
+  file_contains     table: file -> strings it must contain
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from one_cmds.config.reader import tomllib
+
+UI = Path(__file__).resolve().parent
+CASES = UI / "cases"
+REPO = UI.parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+TEXT_SUFFIXES = (".cfg", ".toml", ".json", ".txt")
+CONFIG_SUFFIXES = (".cfg", ".toml", ".workflow.json")
+KEYS = {
+    "program",
+    "args",
+    "env",
+    "mkdirs",
+    "exit_code",
+    "stdout_contains",
+    "stderr_contains",
+    "stdout_absent",
+    "stderr_absent",
+    "stdout_in_order",
+    "files_exist",
+    "files_absent",
+    "file_contains",
+}
+
+
+def case_names() -> list[str]:
+    return sorted(p.parent.name for p in CASES.glob("*/expect.toml"))
+
+
+def launcher(program: str) -> Path:
+    return REPO / "onecc" if program == "onecc" else REPO / "drivers" / program
+
+
+def substitute(text: str, work: Path) -> str:
+    return text.replace("{fixtures}", str(FIXTURES)).replace("{case}", str(work))
+
+
+def default_args(work: Path) -> list[str]:
+    configs = [
+        p.name
+        for p in work.iterdir()
+        if p.name.endswith(CONFIG_SUFFIXES) and not p.name.startswith("O")
+    ]
+    assert len(configs) == 1, f"give args: several or no configurations {configs}"
+    flag = "-W" if configs[0].endswith(".workflow.json") else "-C"
+    return [flag, configs[0]]
+
+
+def prepare(name: str, tmp_path: Path) -> tuple[Path, dict]:
+    work = tmp_path / name
+    shutil.copytree(CASES / name, work)
+    for path in work.rglob("*"):
+        if path.is_file() and path.name.endswith(TEXT_SUFFIXES) and path.name != "expect.toml":
+            path.write_text(substitute(path.read_text(), work))
+    expect = tomllib.loads(substitute((work / "expect.toml").read_text(), work))
+    (work / "expect.toml").unlink()
+    unknown = set(expect) - KEYS
+    assert not unknown, f"unknown expect.toml keys: {unknown}"
+    return work, expect
+
+
+def run_case(work: Path, expect: dict) -> subprocess.CompletedProcess[str]:
+    for folder in expect.get("mkdirs", []):
+        (work / folder).mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "ONECC_OPTIMIZATION_PATH"}
+    env.update({"NO_COLOR": "1", **expect.get("env", {})})
+    args = expect.get("args")
+    command = [sys.executable, str(launcher(expect.get("program", "onecc")))]
+    return subprocess.run(
+        [*command, *(default_args(work) if args is None else args)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def check(result: subprocess.CompletedProcess[str], work: Path, expect: dict) -> None:
+    shown = f"\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+    assert result.returncode == expect["exit_code"], shown
+    assert "Traceback" not in result.stderr, shown
+    for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+        for needle in expect.get(f"{stream}_contains", []):
+            assert needle in text, f"{needle!r} not in {stream}" + shown
+        for needle in expect.get(f"{stream}_absent", []):
+            assert needle not in text, f"{needle!r} in {stream}" + shown
+    position = 0
+    for needle in expect.get("stdout_in_order", []):
+        found = result.stdout.find(needle, position)
+        assert found >= 0, f"{needle!r} not in stdout after position {position}" + shown
+        position = found + len(needle)
+    for name in expect.get("files_exist", []):
+        path = work / name
+        assert path.is_file() and path.stat().st_size > 0, f"{name} missing or empty" + shown
+    for pattern in expect.get("files_absent", []):
+        assert not glob.glob(str(work / pattern)), f"{pattern} exists" + shown
+    for name, needles in expect.get("file_contains", {}).items():
+        text = (work / name).read_text()
+        for needle in needles:
+            assert needle in text, f"{needle!r} not in {name}:\n{text}"
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_ui_case(name: str, tmp_path: Path) -> None:
+    work, expect = prepare(name, tmp_path)
+    check(run_case(work, expect), work, expect)
