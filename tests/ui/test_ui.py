@@ -17,11 +17,17 @@ program runs there as a user runs it (the repository launchers, current director
   files_exist       files that must exist and be non-empty
   files_absent      glob patterns that must match nothing
   file_contains     table: file -> strings it must contain
+  models            table: model file -> properties of the written model:
+                      identifier ("CIR0"/"TFL3"), operators (count in graph 0),
+                      inputs / outputs (shapes of graph 0, -1 for unknown), metadata /
+                      metadata_absent (entry names), source_md5_of (a file whose md5 the
+                      model records), same_bytes_as (a file with identical bytes)
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import shutil
 import subprocess
@@ -29,7 +35,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from circle_schema.v0_10.circle.Model import ModelT
 
+import one_cmds
 from one_cmds.config.reader import tomllib
 
 UI = Path(__file__).resolve().parent
@@ -52,6 +60,17 @@ KEYS = {
     "files_exist",
     "files_absent",
     "file_contains",
+    "models",
+}
+MODEL_KEYS = {
+    "identifier",
+    "operators",
+    "inputs",
+    "outputs",
+    "metadata",
+    "metadata_absent",
+    "source_md5_of",
+    "same_bytes_as",
 }
 
 
@@ -133,7 +152,36 @@ def check(result: subprocess.CompletedProcess[str], work: Path, expect: dict) ->
             assert needle in text, f"{needle!r} not in {name}:\n{text}"
 
 
+def check_model(path: Path, expect: dict, work: Path) -> None:
+    """The properties ``expect`` lists of the model file at ``path``."""
+    unknown = set(expect) - MODEL_KEYS
+    assert not unknown, f"unknown model keys: {unknown}"
+    data = path.read_bytes()
+    if "identifier" in expect:
+        assert data[4:8].decode() == expect["identifier"]
+    names = [m.name.decode() for m in ModelT.InitFromPackedBuf(data, 0).metadata or []]
+    for name in expect.get("metadata", []):
+        assert name in names, f"{path.name}: no metadata entry {name} in {names}"
+    for name in expect.get("metadata_absent", []):
+        assert name not in names, f"{path.name}: unexpected metadata entry {name}"
+    model = one_cmds.load(str(path))
+    graph = model.main
+    if "operators" in expect:
+        assert len(graph.operators) == expect["operators"]
+    for key, tensors in (("inputs", graph.inputs), ("outputs", graph.outputs)):
+        if key in expect:
+            shapes = [[-1 if d is None else d for d in t.shape] for t in tensors]
+            assert shapes == expect[key], f"{path.name}: {key} {shapes}"
+    if "source_md5_of" in expect:
+        source = (work / expect["source_md5_of"]).read_bytes()
+        assert model.source_md5 == hashlib.md5(source).hexdigest()
+    if "same_bytes_as" in expect:
+        assert data == (work / expect["same_bytes_as"]).read_bytes()
+
+
 @pytest.mark.parametrize("name", case_names())
 def test_ui_case(name: str, tmp_path: Path) -> None:
     work, expect = prepare(name, tmp_path)
     check(run_case(work, expect), work, expect)
+    for file, properties in expect.get("models", {}).items():
+        check_model(work / file, properties, work)
