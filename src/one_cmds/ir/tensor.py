@@ -130,17 +130,17 @@ class Tensor:
     def data(self) -> np.ndarray | None:
         """The constant's elements as a read-only typed array, or None for a non-constant.
 
-        Dense tensors of a known shape come back in that shape; sparse or packed ones (INT4,
-        STRING, ...) as their flat storage.
+        Dense tensors of a known shape come back in that shape; sparse ones as their stored
+        values (flat); packed or opaque types (INT4, STRING, ...) as their raw bytes.
         """
         if self.buffer is None or self.buffer.raw is None:
             return None
         raw = self.buffer.raw
         np_dtype = numpy_dtype(self.dtype)
-        if np_dtype is None or self.sparsity is not None or raw.size % np_dtype.itemsize:
+        if np_dtype is None or raw.size % np_dtype.itemsize:
             return raw
         flat = raw.view(np_dtype)
-        if self.is_static and flat.size == _count(self.shape):
+        if self.sparsity is None and self.is_static and flat.size == _count(self.shape):
             return flat.reshape(self.shape)  # type: ignore[arg-type]
         return flat
 
