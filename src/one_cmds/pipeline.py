@@ -47,6 +47,17 @@ class Plan:
     profile: bool = False
     config_path: str | None = None
 
+    def profile_for(self, step: Step) -> bool:
+        """Whether the step's export carries the profiling tables: the step's own value when
+        set, else ``[profile]`` (cli-and-config.md §12)."""
+        own = step.options.generate_profile_data
+        return self.profile if own is None else bool(own)
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file (after ``expanduser`` and ``realpath``)."""
+    return _canonical(a) == _canonical(b)
+
 
 @dataclass
 class StepResult:
@@ -89,40 +100,26 @@ def _stage(driver: str) -> StageSpec:
 def run_plan(plan: Plan, *, verbose: bool = False) -> list[StepResult]:
     """Run the steps of ``plan`` in order, handing the model on in memory (cli §10)."""
     results: list[StepResult] = []
-    model: Model | None = None
-    handed_path: str | None = None
     with environment(plan.environment):
         for step in plan.steps:
-            result = _run_step(step, plan, model, handed_path, verbose)
-            results.append(result)
-            model = result.model
-            handed_path = _canonical(step.options.output_path)
+            results.append(_run_step(step, plan, results[-1] if results else None, verbose))
     return results
 
 
-def _run_step(
-    step: Step, plan: Plan, model: Model | None, handed_path: str | None, verbose: bool
-) -> StepResult:
+def _run_step(step: Step, plan: Plan, previous: StepResult | None, verbose: bool) -> StepResult:
     options = step.options
     stage = _stage(step.driver)
     start = time.perf_counter()
     with console.capture() as lines:
         try:
-            in_memory = model is not None and _canonical(options.input_path) == handed_path
-            if not in_memory:
-                model = import_model(options.input_path)
-            assert model is not None
+            in_memory = previous is not None and same_file(options.input_path, previous.output_path)
+            model = previous.model if in_memory else import_model(options.input_path)
             before = model.operator_count()
             if verbose:
                 source = "in memory" if in_memory else "from file"
                 console.out(f"{step.driver}: {options.input_path} ({source}, {before} operators)")
             model = stage.run(model, options)
-            profile = (
-                plan.profile
-                if options.generate_profile_data is None
-                else bool(options.generate_profile_data)
-            )
-            size = save(model, options.output_path, profile=profile)
+            size = save(model, options.output_path, profile=plan.profile_for(step))
             if stage.after_save is not None:
                 console.out(stage.after_save(options))
         except OneCmdsError as e:

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 from one_cmds import pipeline
 from one_cmds.config.options import OptimizeOptions, StepOptions, stored_values
 from one_cmds.pipeline import Plan
 from one_cmds.report.console import out
-
-
-def _real(path: str) -> str:
-    return os.path.realpath(os.path.expanduser(path))
 
 
 def _format(value: object) -> str:
@@ -40,12 +34,10 @@ def print_plan(plan: Plan) -> None:
     for number, step in enumerate(plan.steps, 1):
         options = step.options
         source = options.input_path
-        if previous is not None and _real(previous.options.output_path) == _real(source):
+        if previous is not None and pipeline.same_file(previous.options.output_path, source):
             source = f"in memory from {previous.driver}"
         section = f" [{step.section}]" if step.section else ""
-        profile = (
-            plan.profile if options.generate_profile_data is None else options.generate_profile_data
-        )
+        profile = plan.profile_for(step)
         out(f"{number}. {step.driver}{section}")
         out(f"  input: {source}")
         out(f"  output: {options.output_path}")

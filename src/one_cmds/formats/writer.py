@@ -122,6 +122,13 @@ class _Layout:
         self.model = model
         self.profile = profile
         self.tensors = [g.referenced_tensors() for g in model.graphs]
+        for signature in model.signature_defs:  # a signature may name a tensor no op uses
+            listed = self.tensors[signature.graph_index]
+            known = {id(t) for t in listed}
+            for _, t in (*signature.inputs, *signature.outputs):
+                if id(t) not in known:
+                    listed.append(t)
+                    known.add(id(t))
         self.tensor_index = [{id(t): i for i, t in enumerate(ts)} for ts in self.tensors]
         self.codes = self._operator_codes()
         self.code_index = {c: i for i, c in enumerate(self.codes)}
