@@ -84,3 +84,25 @@ def test_operator_without_kernel_is_named(fixture_path):
     with pytest.raises(InterpreterError) as e:
         Interpreter(model).run(random_inputs(model))
     assert str(e.value) == "BCQ_GATHER (graph 0, operator 3): no kernel for this operator"
+
+
+@pytest.mark.parametrize("name", FLOAT_MODELS)
+@pytest.mark.parametrize("batch", [None, 3])
+def test_inferred_shapes_are_the_shapes_produced(fixture_path, name, batch):
+    """Shape inference agrees with what the interpreter computes, also after a resize."""
+    model = one_cmds.load(fixture_path(name))
+    if batch is not None:
+        if any(len(t.shape) == 0 for t in model.main.inputs) or name == "transformer_block.tflite":
+            pytest.skip("batch is baked into a reshape constant / scalar input")
+        model = one_cmds.resize(model, [(batch, *t.shape[1:]) for t in model.main.inputs])
+    produced = {}
+    interpreter = Interpreter(model)
+    inputs = random_inputs(model, seed=1)
+    interpreter.run(inputs, observer=lambda t, v: produced.__setitem__(id(t), (t, v.shape)))
+    assert produced
+    for t, shape in produced.values():
+        assert all(d is None or d == s for d, s in zip(t.shape, shape, strict=True)), t
+        if t.is_static:
+            assert t.shape == shape, f"{t.name}: inferred {t.shape}, produced {shape}"
+    if batch is not None and all(None not in t.shape[1:] for t in model.main.inputs):
+        assert all(t.is_static for t, _ in produced.values())
