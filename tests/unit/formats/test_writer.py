@@ -13,21 +13,10 @@ from one_cmds.formats import metadata as md
 from one_cmds.formats import writer
 from one_cmds.formats.reader import load
 from one_cmds.ir import composite
+from support.fixtures import ALL_MODELS, INLINE_MODELS
 from support.litert import random_inputs, run_tflite
 
-CONVERTER_OUTPUTS = [
-    "mobilenet_tiny.tflite",
-    "conv_spatial.tflite",
-    "dynamic_batch.tflite",
-    "int8_quant.tflite",
-    "two_subgraphs.tflite",
-    "add2.tflite",
-    "expand_dims.tflite",
-    "transformer_block.tflite",
-    "misc_ops_a.tflite",
-    "misc_ops_b.tflite",
-    "misc_ops_c.tflite",
-]
+CONVERTER_OUTPUTS = INLINE_MODELS  # weights inline, as the converter writes small models
 
 
 def metadata_of(path):
@@ -70,7 +59,7 @@ def test_dynamic_dims_written_as_signature(tmp_path, fixture_path):
     assert list(tensor.shape) == [1, 8, 8, 4] and list(tensor.shapeSignature) == [-1, 8, 8, 4]
 
 
-@pytest.mark.parametrize("name", [*CONVERTER_OUTPUTS, "buffer_offset.tflite"])
+@pytest.mark.parametrize("name", ALL_MODELS)
 def test_tflite_circle_tflite_runs_bit_identically(tmp_path, fixture_path, name):
     source = fixture_path(name)
     circle = str(tmp_path / "m.circle")

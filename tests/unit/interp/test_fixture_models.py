@@ -5,21 +5,8 @@ import pytest
 
 import one_cmds
 from one_cmds.interp import Interpreter, InterpreterError
+from support.fixtures import FLOAT_MODELS
 from support.litert import random_inputs, run_tflite
-
-FLOAT_MODELS = [
-    "mobilenet_tiny.tflite",
-    "conv_spatial.tflite",
-    "dynamic_batch.tflite",
-    "two_subgraphs.tflite",
-    "buffer_offset.tflite",
-    "add2.tflite",
-    "expand_dims.tflite",
-    "transformer_block.tflite",
-    "misc_ops_a.tflite",
-    "misc_ops_b.tflite",
-    "misc_ops_c.tflite",
-]
 
 
 def assert_close(got, expected):

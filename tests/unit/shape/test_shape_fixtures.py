@@ -1,6 +1,5 @@
 """Inference over whole models: the bundled fixtures, resize acceptance cases, the fixpoint."""
 
-import json
 import os
 import tempfile
 
@@ -12,13 +11,11 @@ import one_cmds
 from one_cmds.errors import StageError
 from one_cmds.ir import Graph, Model, Operator, Tensor
 from one_cmds.shape import ShapeInferenceError, infer_shapes
+from support.fixtures import ALL_MODELS, FIXTURES, MANIFEST
 from support.litert import random_inputs, run_model
 from support.single_op import new_options
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")
-with open(os.path.join(FIXTURES, "manifest.json")) as _f:
-    MANIFEST = json.load(_f)
-MODELS = [m["file"] for m in MANIFEST["models"]]
+MODELS = ALL_MODELS
 
 # Operators whose output type is an attribute (kept from the file, not derived).
 DECLARED_TYPE = {"CAST", "SHAPE", "ARG_MAX", "ARG_MIN", "QUANTIZE", "DEQUANTIZE"}
@@ -112,7 +109,7 @@ def test_resized_fixture_every_tensor_matches_litert(name, shape):
 
 @pytest.mark.parametrize("name", ["conv_spatial.tflite", "misc_ops_c.tflite"])
 def test_resize_check_of_manifest(name):
-    entry = next(m for m in MANIFEST["models"] if m["file"] == name)
+    entry = next(m for m in MANIFEST if m["file"] == name)
     model = load(name)
     model.main.inputs[0].shape = tuple(entry["resize_check"]["input_shape"])
     infer_shapes(model)
