@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import BinaryIO
 
 from ..errors import ExportError, ModelFileError
@@ -57,11 +57,6 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> int:
         _remove_quietly(tmp)
         raise
     return size
-
-
-def write_chunks(f: BinaryIO, chunks: Iterable[bytes | memoryview]) -> None:
-    for chunk in chunks:
-        f.write(chunk)
 
 
 def _remove_quietly(path: str) -> None:

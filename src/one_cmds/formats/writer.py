@@ -145,7 +145,8 @@ class _Layout:
     def _operator_codes(self) -> list[tuple[str, str | None, int]]:
         used = {_code_key(op): None for g in self.model.graphs for op in g.operators}
         kept = [c for c in self.model.operator_codes if c in used]
-        return kept + [c for c in used if c not in set(kept)]
+        known = set(kept)
+        return kept + [c for c in used if c not in known]
 
     def _buffers(self) -> list[Buffer]:
         seen: dict[int, Buffer] = {}

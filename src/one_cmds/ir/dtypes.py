@@ -24,11 +24,6 @@ _NUMPY: dict[str, np.dtype] = {
 
 _FROM_NUMPY = {dt.newbyteorder("="): name for name, dt in _NUMPY.items()}
 
-FLOAT_TYPES = frozenset({"FLOAT32", "FLOAT16", "FLOAT64", "BFLOAT16"})
-INTEGER_TYPES = frozenset(
-    {"INT4", "INT8", "INT16", "INT32", "INT64", "UINT4", "UINT8", "UINT16", "UINT32", "UINT64"}
-)
-
 
 def numpy_dtype(dtype: str) -> np.dtype | None:
     """The numpy dtype of a tensor type name; None for packed or opaque types (STRING, INT4)."""

@@ -48,15 +48,6 @@ class Graph:
                     users[t].append(op)
         return users
 
-    def producer(self, tensor: Tensor) -> Operator | None:
-        for op in self.operators:
-            if any(t is tensor for t in op.outputs):
-                return op
-        return None
-
-    def consumers_of(self, tensor: Tensor) -> list[Operator]:
-        return [op for op in self.operators if any(t is tensor for t in op.inputs)]
-
     def referenced_tensors(self) -> list[Tensor]:
         """Every tensor used by the graph (inputs, outputs, operator operands), each once,
         in the order: listed tensors first (file order), then the others in creation order."""

@@ -62,11 +62,6 @@ class QuantParam:
     max: np.ndarray | None = None
     quantized_dimension: int = 0
 
-    def is_empty(self) -> bool:
-        return all(
-            v is None or len(v) == 0 for v in (self.scale, self.zero_point, self.min, self.max)
-        )
-
 
 class Tensor:
     """A tensor of a graph. ``shape`` uses None for an unknown dimension; () is a scalar."""

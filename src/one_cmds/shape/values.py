@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..interp import InterpreterError, RunContext, evaluate, load_kernels
 from ..ir import Model, Operator, numpy_dtype
 from .context import RuleContext
 
@@ -31,8 +32,6 @@ class ValueEvaluator:
     """Computes known values of operator results for one model."""
 
     def __init__(self, model: Model) -> None:
-        from ..interp import RunContext, load_kernels
-
         load_kernels()
         self._run_context = RunContext(model)
 
@@ -56,8 +55,6 @@ class ValueEvaluator:
         for t, arg in zip(op.inputs, args, strict=True):
             if t is not None and (arg is None or arg.size > MAX_ELEMENTS):
                 return None
-        from ..interp import InterpreterError, evaluate
-
         try:
             (value,) = evaluate(op, args, self._run_context)
         except InterpreterError:

@@ -11,21 +11,12 @@ import numpy as np
 from ..registry import kernel
 from .layout import axes_of
 
-_QUANTIZED = frozenset({"INT8", "UINT8", "INT16"})
-
 
 def _reduce(op, args, fn, **kwargs) -> np.ndarray:
     x = args[0]
     axes = axes_of(args[1], x.ndim)
     keep = bool(getattr(op.options, "keepDims", False))
     return np.asarray(fn(x, axis=axes, keepdims=keep, **kwargs))
-
-
-def _refuse_quantized(op) -> None:
-    """Quantized MEAN/SUM/PROD rescale between the input and output parameters in LiteRT."""
-    t = op.inputs[0]
-    if t.dtype in _QUANTIZED and t.quant is not None and not t.quant.is_empty():
-        raise ValueError(f"{op.opcode} on a quantized {t.dtype} tensor is not supported")
 
 
 def _float_sum(op, args) -> tuple[np.ndarray, int]:
@@ -51,16 +42,14 @@ def _float_sum(op, args) -> tuple[np.ndarray, int]:
     return total.reshape(shape), count
 
 
-@kernel("MEAN")
+@kernel("MEAN", real_valued=True)
 def mean(op, args, ctx):
     """Float: the float sum (see ``_float_sum``) divided by the count. Integer: the exact sum
     divided by the count, truncated toward zero."""
-    _refuse_quantized(op)
     x = args[0]
     if np.issubdtype(x.dtype, np.floating):
         total, count = _float_sum(op, args)
-        with np.errstate(invalid="ignore"):
-            return np.asarray(total / x.dtype.type(count))
+        return np.asarray(total / x.dtype.type(count))
     count = int(np.prod([x.shape[a] for a in axes_of(args[1], x.ndim)], dtype=np.int64))
     if count == 0:
         raise ValueError("integer mean over an empty axis")
@@ -68,18 +57,16 @@ def mean(op, args, ctx):
     return np.asarray(np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
 
 
-@kernel("SUM")
+@kernel("SUM", real_valued=True)
 def sum_(op, args, ctx):
-    _refuse_quantized(op)
     x = args[0]
     if np.issubdtype(x.dtype, np.floating):
         return _float_sum(op, args)[0]
     return _reduce(op, args, np.sum, dtype=x.dtype)
 
 
-@kernel("REDUCE_PROD")
+@kernel("REDUCE_PROD", real_valued=True)
 def reduce_prod(op, args, ctx):
-    _refuse_quantized(op)
     return _reduce(op, args, np.prod, dtype=args[0].dtype)
 
 
