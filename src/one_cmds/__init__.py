@@ -1,12 +1,12 @@
 """one-cmds: config-driven, in-process builds of TFLite and circle models (``onecc``).
 
-Python API: :func:`load`, :func:`save`, :func:`build`, :func:`resize` and
+Python API: :func:`load`, :func:`save`, :func:`build`, :func:`optimize`, :func:`resize` and
 :class:`Interpreter` (the last two are imported on first use).
 """
 
 from typing import Any
 
-from .api import build, load, save
+from .api import build, load, optimize, save
 from .errors import OneCmdsError
 from .ir import Graph, Model, Operator, Tensor
 
@@ -19,6 +19,7 @@ __all__ = [
     "Tensor",
     "build",
     "load",
+    "optimize",
     "resize",
     "save",
 ]

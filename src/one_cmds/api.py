@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .formats import reader, writer
@@ -45,3 +46,26 @@ def build(
     cli = {section.replace("_", "-"): dict(values) for section, values in overrides.items()}
     plan = plan_from_config(config_path, cli=cli, optimization=optimization)
     return run_plan(plan, verbose=verbose)
+
+
+def optimize(model: Model, passes: Sequence[str] | str = (), **options: Any) -> Model:
+    """Return an optimized copy of ``model`` (sharing its weights); ``model`` is untouched.
+
+    ``passes`` names ``one-optimize`` passes (or is ``"O1"``, or holds ``"O1"`` among them);
+    ``options`` are the step's other options and per-pass switches, as in a
+    ``[one-optimize]`` section: ``change_outputs=["a", "b"]``, ``disable_validation=True``,
+    ``verify=True``, ``fold_add_v2=False`` (an explicit switch overrides O1). Unknown names
+    raise :class:`~one_cmds.errors.ConfigError` with the closest valid name.
+    """
+    from .config.resolve import OPTIMIZE, build_options, convert_values
+    from .config.source import Source
+    from .stages.optimize import optimize as run_passes
+
+    names = [passes] if isinstance(passes, str) else list(passes)
+    source = Source(place="one_cmds.optimize()")
+    raw: dict[str, object] = {"input_path": "<memory>", "output_path": "<memory>"}
+    raw.update(dict.fromkeys(names, True))
+    raw.update(options)
+    settings = convert_values(OPTIMIZE, raw, source)
+    copy = model.copy()
+    return run_passes(copy, build_options(OPTIMIZE, main=source, section=settings))

@@ -100,7 +100,7 @@ def _stage(driver: str) -> StageSpec:
 def run_plan(plan: Plan, *, verbose: bool = False) -> list[StepResult]:
     """Run the steps of ``plan`` in order, handing the model on in memory (cli §10)."""
     results: list[StepResult] = []
-    with environment(plan.environment):
+    with environment(plan.environment), console.verbosity(verbose):
         for step in plan.steps:
             results.append(_run_step(step, plan, results[-1] if results else None, verbose))
     return results

@@ -51,6 +51,7 @@ class OptimizeOptions(StepOptions):
     change_outputs: list[str] | None = None
     disable_validation: bool = False
     mute_warnings: bool = False
+    verify: bool = False
     passes: dict[str, bool] = Field(default_factory=lambda: dict.fromkeys(PASS_NAMES, False))
 
     @field_validator("passes")

@@ -106,6 +106,14 @@ OPTIMIZE_OPTIONS = (
         group=UTILITY,
     ),
     Option("mute_warnings", Kind.BOOL, help="mute warnings of the passes", group=UTILITY),
+    Option(
+        "verify",
+        Kind.BOOL,
+        help="(one-cmds addition) run the original and the optimized model on random inputs "
+        "and fail when their outputs differ (rtol=atol=1e-5, 1e-4 for passes that reorder "
+        "float arithmetic)",
+        group=UTILITY,
+    ),
     *(Option(name, Kind.BOOL, help=text, group=OPTIMIZATION) for name, text in PASS_OPTIONS),
 )
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .graph import Graph
 from .tensor import Buffer, Tensor
@@ -79,6 +81,17 @@ class Model:
     def main(self) -> Graph:
         """Subgraph 0."""
         return self.graphs[0]
+
+    def copy(self) -> Model:
+        """A deep copy of the graph structure that shares the (immutable) weight buffers."""
+        memo: dict[int, Any] = {}
+        for graph in self.graphs:
+            for t in (*graph.tensors, *graph.referenced_tensors()):
+                if t.buffer is not None:
+                    memo[id(t.buffer)] = t.buffer
+        for entry in self.metadata:
+            memo[id(entry.buffer)] = entry.buffer
+        return copy.deepcopy(self, memo)
 
     def operator_count(self) -> int:
         return sum(len(g.operators) for g in self.graphs)

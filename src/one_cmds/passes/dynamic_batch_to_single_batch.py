@@ -12,12 +12,12 @@ from ..errors import StageError
 from ..ir import Model
 from ..report.console import warn
 from ..shape import infer_shapes
-from . import register
+from . import model_pass
 
 
-@register("dynamic_batch_to_single_batch")
-def dynamic_batch_to_single_batch(model: Model, options: Any) -> bool:
-    changed = False
+@model_pass("dynamic_batch_to_single_batch")
+def dynamic_batch_to_single_batch(model: Model, options: Any) -> int:
+    changed = 0
     for graph in model.graphs:
         for tensor in graph.inputs:
             if not tensor.shape or tensor.shape[0] is not None:
@@ -25,7 +25,7 @@ def dynamic_batch_to_single_batch(model: Model, options: Any) -> bool:
             if len(tensor.shape) != 4:
                 raise StageError("First dimension of input is unknown, but its rank is not 4.")
             tensor.shape = (1, *tensor.shape[1:])
-            changed = True
+            changed += 1
     infer_shapes(model)
     dynamic = [t.name for g in model.graphs for t in g.referenced_tensors() if not t.is_static]
     if dynamic:

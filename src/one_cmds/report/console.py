@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from rich.console import Console
 
 _log_lines: list[list[str]] = []
+_verbose: list[bool] = [False]
 
 
 def _console(stream: object) -> Console:
@@ -21,6 +22,23 @@ def out(line: str, style: str | None = None) -> None:
     """Print one line on stdout and record it in the active step log."""
     _console(sys.stdout).print(line, style=style)
     _record(line)
+
+
+def detail(line: str) -> None:
+    """A line for the step log, shown on stdout only in verbose mode (``-V``)."""
+    if _verbose[-1]:
+        _console(sys.stdout).print(line)
+    _record(line)
+
+
+@contextmanager
+def verbosity(verbose: bool) -> Iterator[None]:
+    """Show :func:`detail` lines on stdout while active when ``verbose``."""
+    _verbose.append(verbose)
+    try:
+        yield
+    finally:
+        _verbose.pop()
 
 
 def warn(message: str) -> None:

@@ -27,7 +27,7 @@ class ShapeInferenceError(StageError):
     """An operator's output shapes cannot be inferred: ``<OPCODE> (graph g, operator i): why``."""
 
 
-def infer_shapes(model: Model) -> bool:
+def infer_shapes(model: Model, *, keep_declared: bool = False) -> bool:
     """Infer the shape and dtype of every operator output until nothing changes.
 
     Each round puts the operators of every graph in a topological order (a stable sort: a
@@ -35,9 +35,10 @@ def infer_shapes(model: Model) -> bool:
     and of the graphs no operator calls (with their own input shapes); subgraphs called by
     WHILE/IF/CALL_ONCE are inferred with their call-site operand shapes. The input shapes of
     those entry graphs are never changed. Returns whether anything changed (a shape, a dtype,
-    a removed or reordered operator).
+    a removed or reordered operator). With ``keep_declared`` an operator without a shape rule
+    keeps the shapes its file declares (the optimizer's use) instead of failing.
     """
-    inference = _Inference(model)
+    inference = _Inference(model, keep_declared)
     changed = False
     for _ in range(MAX_ROUNDS):
         if not inference.round():
@@ -47,8 +48,9 @@ def infer_shapes(model: Model) -> bool:
 
 
 class _Inference:
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, keep_declared: bool) -> None:
         self.model = model
+        self.keep_declared = keep_declared
         self.evaluator = ValueEvaluator(model)
         self.call_shapes: dict[int, list[Shape]] = {}
         self.active: list[int] = []
@@ -94,6 +96,8 @@ class _Inference:
         self, op: Operator, where: str, values: dict[int, np.ndarray], fixed: set[int]
     ) -> None:
         fn = RULES.get(op.kind) or RULES.get(op.opcode)
+        if fn is None and self.keep_declared:
+            fn = RULES["CUSTOM"]
         if fn is None:
             raise ShapeInferenceError(f"{where}: no shape inference rule")
         ctx = RuleContext(op, values, self._call_graph)

@@ -6,7 +6,6 @@ dtypes, quantization, origins and metadata are untouched.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +28,7 @@ def resize(model: Model, shapes: ShapesArg) -> Model:
     ``shapes`` is the CLI string form (``"[1,3,4],[2]"``) or one sequence of ints per input,
     where ``-1`` or None marks an unknown dimension and ``()`` a scalar.
     """
-    resized = copy_model(model)
+    resized = model.copy()
     resize_inputs(resized, shapes)
     return resized
 
@@ -61,18 +60,6 @@ def _normalize(shapes: Sequence[Sequence[int | None]]) -> list[Shape]:
             dims.append(None if d in (None, -1) else d)
         result.append(tuple(dims))
     return result
-
-
-def copy_model(model: Model) -> Model:
-    """A deep copy of the graph structure that shares the (immutable) weight buffers."""
-    memo: dict[int, Any] = {}
-    for graph in model.graphs:
-        for t in (*graph.tensors, *graph.referenced_tensors()):
-            if t.buffer is not None:
-                memo[id(t.buffer)] = t.buffer
-    for entry in model.metadata:
-        memo[id(entry.buffer)] = entry.buffer
-    return copy.deepcopy(model, memo)
 
 
 def run_resize_step(model: Model, options: Any) -> Model:

@@ -1,0 +1,60 @@
+"""The ``one-optimize`` step: the enabled passes on the in-memory model, in the fixed phases
+of optimization.md §4.1, then validation (§6) and, on request, ``--verify``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import StageError
+from ...ir import Model
+from ...passes import load_passes
+from ...report.console import detail
+from .order import (
+    ALWAYS,
+    ARGUMENTS,
+    FIRST,
+    MAIN_PHASE,
+    MODULE_PHASE,
+    NCHW_CONVERSION,
+    NCHW_OPTIONAL,
+    NCHW_RESOLVERS,
+)
+from .outputs import change_outputs
+from .runner import Runner
+from .validation import interface, validate
+from .verification import verify
+
+__all__ = ["change_outputs", "optimize"]
+
+
+def optimize(model: Model, options: Any) -> Model:
+    """Run the enabled passes on ``model`` in place (every one must be implemented)."""
+    passes = load_passes()
+    enabled = [name for name in options.enabled_passes if name not in ARGUMENTS]
+    missing = [name for name in enabled if name not in passes]
+    if missing:
+        raise StageError(f"the following passes are not implemented: {' '.join(missing)}")
+    original = model.copy() if getattr(options, "verify", False) else None
+    runner = Runner(model, options, passes)
+    if FIRST in enabled:
+        runner.run_once(FIRST)
+    if options.change_outputs:
+        change_outputs(model, options.change_outputs)
+    before = interface(model)
+    on = set(enabled) | ALWAYS
+    runner.model_phase([name for name in MODULE_PHASE if name in on])
+    if NCHW_CONVERSION in on:
+        runner.graph_phase(0, [*NCHW_RESOLVERS, *(n for n in NCHW_OPTIONAL if n in on)])
+        runner.run_once(NCHW_CONVERSION)
+    main = [name for name in MAIN_PHASE if name in on]
+    for index in range(len(model.graphs)):
+        runner.graph_phase(index, main)
+    nhwc_outputs = NCHW_CONVERSION in on and options.passes.get("nchw_to_nhwc_output_shape")
+    validate(model, before, options, nhwc_outputs=bool(nhwc_outputs))
+    for name in [*MAIN_PHASE, FIRST, *MODULE_PHASE, NCHW_CONVERSION]:
+        if name in runner.counts:
+            count = runner.counts[name]
+            detail(f"{name}: {count} rewrite{'s' if count != 1 else ''}")
+    if original is not None:
+        detail(verify(original, model, [passes[name] for name in enabled]))
+    return model

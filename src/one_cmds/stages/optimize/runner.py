@@ -1,0 +1,85 @@
+"""Running passes with the restart strategy (optimization.md §4.2): passes run in the fixed
+order; when one changes the graph, the sweep starts again from the first (after dead-operator
+removal and shape/type inference); a phase ends with a sweep that changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...errors import StageError
+from ...ir import Model
+from ...passes import GRAPH, PassSpec
+from ...passes.toolkit import GraphEditor
+from ...shape import infer_shapes
+
+# Sweeps allowed per phase, beyond two per operator, before a phase is declared unsettled.
+SWEEP_MARGIN = 100
+
+
+class Runner:
+    """Runs phases on one model and counts the rewrites of each pass."""
+
+    def __init__(self, model: Model, options: Any, passes: dict[str, PassSpec]) -> None:
+        self.model = model
+        self.options = options
+        self.passes = passes
+        self.counts: dict[str, int] = {}
+
+    def infer(self) -> None:
+        """Dead-operator removal and shape/type inference (operators without a shape rule
+        keep their declared outputs)."""
+        infer_shapes(self.model, keep_declared=True)
+
+    def graph_phase(self, index: int, names: Sequence[str]) -> None:
+        """Run the graph passes ``names`` on subgraph ``index`` until a sweep changes
+        nothing."""
+        specs = [self.passes[name] for name in names]
+        for _ in range(self._limit()):
+            self.infer()
+            if not self._sweep(index, specs):
+                return
+        raise self._unsettled(names)
+
+    def model_phase(self, names: Sequence[str]) -> None:
+        """Run the model passes ``names`` until a sweep changes nothing."""
+        specs = [self.passes[name] for name in names]
+        for _ in range(self._limit()):
+            self.infer()
+            if not any(self._count(spec, spec.run(self.model, self.options)) for spec in specs):
+                return
+        raise self._unsettled(names)
+
+    def run_once(self, name: str) -> None:
+        """Run one model pass once."""
+        spec = self.passes[name]
+        self._count(spec, spec.run(self.model, self.options))
+
+    def _sweep(self, index: int, specs: list[PassSpec]) -> bool:
+        """One sweep; whether a pass changed the graph (the sweep then stops)."""
+        editor = GraphEditor(self.model, index, self.options)
+        for spec in specs:
+            if spec.scope == GRAPH:
+                rewrites = spec.run(editor)
+            else:
+                rewrites = spec.run(self.model, self.options)
+            if editor.changed:
+                editor.commit()
+                editor = GraphEditor(self.model, index, self.options)
+            if self._count(spec, rewrites):
+                return True
+        return False
+
+    def _count(self, spec: PassSpec, rewrites: int) -> bool:
+        if rewrites:
+            self.counts[spec.name] = self.counts.get(spec.name, 0) + rewrites
+        return bool(rewrites)
+
+    def _limit(self) -> int:
+        return SWEEP_MARGIN + 2 * self.model.operator_count()
+
+    def _unsettled(self, names: Sequence[str]) -> StageError:
+        busy = [n for n in names if n in self.counts]
+        return StageError(
+            f"optimization did not settle: the passes keep changing the graph ({', '.join(busy)})"
+        )
