@@ -4,6 +4,7 @@ fused activation of an operator."""
 from __future__ import annotations
 
 import copy
+import importlib
 from typing import Any
 
 import numpy as np
@@ -87,6 +88,13 @@ def with_options(options: Any, **fields: Any) -> Any:
             raise AttributeError(f"{type(options).__name__} has no field {key!r}")
         setattr(new, key, value)
     return new
+
+
+def new_options(name: str, **fields: Any) -> Any:
+    """A new options object of the schema bindings, e.g. ``new_options("AddOptions",
+    fusedActivationFunction=RELU)``."""
+    module = importlib.import_module(f"circle_schema.v0_10.circle.{name}")
+    return with_options(getattr(module, f"{name}T")(), **fields)
 
 
 def origin_of(*ops: Operator | None) -> Origin:
