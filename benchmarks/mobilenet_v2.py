@@ -1,6 +1,8 @@
 """A MobileNetV2-sized float model with random weights, built with the project's graph API.
 
-The real MobileNetV2 layer structure (batch norms folded into the convolutions): a 3x3
+The real MobileNetV2 layer structure (batch norms folded into the convolutions, or with
+``unfused=True`` left as MUL + ADD + RELU6 after each convolution, as exporters other than
+the TFLite converter write them): a 3x3
 stride-2 convolution, 17 inverted residual blocks (1x1 expand + RELU6, 3x3 depthwise + RELU6,
 1x1 project, ADD skip where shapes match), a 1x1 convolution to 1280 channels, a global MEAN,
 FULLY_CONNECTED to the classes and SOFTMAX. About 3.5M parameters at width 1.0.
@@ -41,8 +43,9 @@ def _window_options(name: str, stride: int, activation: int, **fields):
 class _Builder:
     """Appends operators to a graph, creating weights and output tensors as it goes."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, unfused: bool) -> None:
         self.rng = rng
+        self.unfused = unfused
         self.operators: list[Operator] = []
 
     def weights(self, name: str, shape: tuple[int, ...], fan_in: int) -> Tensor:
@@ -58,24 +61,46 @@ class _Builder:
         self.operators.append(Operator(opcode, inputs, [out], options))
         return out
 
-    def window_op(self, opcode, options, x, weights, channels, stride, name) -> Tensor:
-        """A convolution of ``x`` with ``weights`` and a new bias (SAME padding)."""
+    def window_op(self, opcode, options_name, x, weights, channels, stride, relu6, name, **more):
+        """A convolution of ``x`` with ``weights`` and a new bias (SAME padding), followed by
+        RELU6 (fused, or a batch norm MUL + ADD and a RELU6 operator when unfused)."""
         n, h, w, _ = x.shape
         inputs = [x, weights, self.bias(f"{name}/b", channels)]
         shape = (n, -(-h // stride), -(-w // stride), channels)
-        return self.add_op(opcode, inputs, shape, options, name)
+        fused = RELU6 if relu6 and not self.unfused else 0
+        options = _window_options(options_name, stride, fused, **more)
+        y = self.add_op(opcode, inputs, shape, options, name)
+        if not self.unfused:
+            return y
+        scale = Tensor.constant(f"{name}/bn_scale", self._channel_values(channels, 1.0))
+        shift = Tensor.constant(f"{name}/bn_shift", self._channel_values(channels, 0.0))
+        y = self.add_op("MUL", [y, scale], shape, new_options("MulOptions"), f"{name}/bn_mul")
+        y = self.add_op("ADD", [y, shift], shape, new_options("AddOptions"), f"{name}/bn_add")
+        return self.add_op("RELU6", [y], shape, None, f"{name}/relu6") if relu6 else y
+
+    def _channel_values(self, channels: int, mean: float) -> np.ndarray:
+        values = mean + 0.1 * self.rng.standard_normal((1, 1, 1, channels))
+        return values.astype(np.float32)
 
     def conv(self, x: Tensor, channels: int, k: int, stride: int, relu6: bool, name: str):
         c = x.shape[3]
         weights = self.weights(f"{name}/w", (channels, k, k, c), k * k * c)
-        options = _window_options("Conv2DOptions", stride, RELU6 if relu6 else 0)
-        return self.window_op("CONV_2D", options, x, weights, channels, stride, name)
+        return self.window_op("CONV_2D", "Conv2DOptions", x, weights, channels, stride, relu6, name)
 
     def depthwise(self, x: Tensor, stride: int, name: str) -> Tensor:
         c = x.shape[3]
         weights = self.weights(f"{name}/w", (1, 3, 3, c), 9)
-        options = _window_options("DepthwiseConv2DOptions", stride, RELU6, depthMultiplier=1)
-        return self.window_op("DEPTHWISE_CONV_2D", options, x, weights, c, stride, name)
+        return self.window_op(
+            "DEPTHWISE_CONV_2D",
+            "DepthwiseConv2DOptions",
+            x,
+            weights,
+            c,
+            stride,
+            True,
+            name,
+            depthMultiplier=1,
+        )
 
     def block(self, x: Tensor, expansion: int, channels: int, stride: int, name: str):
         """Inverted residual block."""
@@ -90,10 +115,10 @@ class _Builder:
 
 
 def build_mobilenet_v2(
-    size: int = 224, batch: int = 1, classes: int = 1000, seed: int = 0
+    size: int = 224, batch: int = 1, classes: int = 1000, seed: int = 0, unfused: bool = False
 ) -> Model:
     """MobileNetV2 (width 1.0) on ``batch`` x ``size`` x ``size`` x 3 float inputs."""
-    b = _Builder(np.random.default_rng(seed))
+    b = _Builder(np.random.default_rng(seed), unfused)
     image = Tensor("input", "FLOAT32", (batch, size, size, 3))
     x = b.conv(image, 32, 3, 2, True, "stem")
     index = 0

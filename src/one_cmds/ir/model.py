@@ -83,15 +83,55 @@ class Model:
         return self.graphs[0]
 
     def copy(self) -> Model:
-        """A deep copy of the graph structure that shares the (immutable) weight buffers."""
-        memo: dict[int, Any] = {}
-        for graph in self.graphs:
-            for t in (*graph.tensors, *graph.referenced_tensors()):
-                if t.buffer is not None:
-                    memo[id(t.buffer)] = t.buffer
-        for entry in self.metadata:
-            memo[id(entry.buffer)] = entry.buffer
-        return copy.deepcopy(self, memo)
+        """A copy of the graph structure (graphs, operators, tensors, signatures) that shares
+        the immutable parts: weight buffers, quantization parameters, sparsity. Operators get
+        shallow copies of their options; passes replace options, never edit them."""
+        tensors: dict[int, Tensor] = {}
+
+        def tensor(t: Tensor | None) -> Tensor | None:
+            if t is None:
+                return None
+            found = tensors.get(id(t))
+            if found is None:
+                found = tensors[id(t)] = copy.copy(t)
+            return found
+
+        def tensor_list(ts: list[Any]) -> list[Any]:
+            return [tensor(t) for t in ts]
+
+        graphs = []
+        for g in self.graphs:
+            operators = []
+            for op in g.operators:
+                new = copy.copy(op)
+                new.inputs, new.outputs = tensor_list(op.inputs), tensor_list(op.outputs)
+                new.intermediates = tensor_list(op.intermediates)
+                new.options, new.options2 = copy.copy(op.options), copy.copy(op.options2)
+                operators.append(new)
+            graphs.append(
+                Graph(
+                    g.name,
+                    tensor_list(g.inputs),
+                    tensor_list(g.outputs),
+                    operators,
+                    tensor_list(g.tensors),
+                )
+            )
+        clone = copy.copy(self)
+        clone.graphs = graphs
+        clone.source_table = dict(self.source_table)
+        clone.metadata = list(self.metadata)
+        clone.operator_codes = list(self.operator_codes)
+        clone.signature_defs = [
+            SignatureDef(
+                s.key,
+                s.graph_index,
+                [(k, tensor(t)) for k, t in s.inputs],
+                [(k, tensor(t)) for k, t in s.outputs],
+            )
+            for s in self.signature_defs
+        ]
+        return clone
 
     def operator_count(self) -> int:
         return sum(len(g.operators) for g in self.graphs)
