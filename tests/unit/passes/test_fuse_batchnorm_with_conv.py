@@ -28,8 +28,16 @@ def conv_options(act=0):
     )
 
 
-def bn_net(*, swap_mul=False, swap_add=False, scale_shape=(1, 1, 1, 4), add_act=0, conv_act=0,
-           mul_act=0, second_use=False):
+def bn_net(
+    *,
+    swap_mul=False,
+    swap_add=False,
+    scale_shape=(1, 1, 1, 4),
+    add_act=0,
+    conv_act=0,
+    mul_act=0,
+    second_use=False,
+):
     net = Net()
     x = net.input("x", [1, 6, 6, 3])
     conv = net.op(
@@ -41,11 +49,13 @@ def bn_net(*, swap_mul=False, swap_add=False, scale_shape=(1, 1, 1, 4), add_act=
     scale = net.random("scale", scale_shape, 0.5, 2.0)
     shift = net.random("shift", scale_shape)
     mul_in = [scale, conv] if swap_mul else [conv, scale]
-    mul = net.op("MUL", mul_in, new_options("MulOptions", fusedActivationFunction=mul_act),
-                 name="mul")
+    mul = net.op(
+        "MUL", mul_in, new_options("MulOptions", fusedActivationFunction=mul_act), name="mul"
+    )
     add_in = [shift, mul] if swap_add else [mul, shift]
-    add = net.op("ADD", add_in, new_options("AddOptions", fusedActivationFunction=add_act),
-                 name="add")
+    add = net.op(
+        "ADD", add_in, new_options("AddOptions", fusedActivationFunction=add_act), name="add"
+    )
     net.outputs(add)
     if second_use:
         net.outputs(net.op("RELU", [conv], name="other"))
@@ -94,8 +104,9 @@ def test_non_constant_scale_stays():
     net = Net()
     x = net.input("x", [1, 4, 4, 2])
     s = net.input("s", [1, 1, 1, 2])
-    conv = net.op("CONV_2D", [x, net.random("w", [2, 1, 1, 2]), net.random("b", [2])],
-                  conv_options())
+    conv = net.op(
+        "CONV_2D", [x, net.random("w", [2, 1, 1, 2]), net.random("b", [2])], conv_options()
+    )
     mul = net.op("MUL", [conv, s], new_options("MulOptions"))
     net.outputs(net.op("ADD", [mul, net.random("t", [1, 1, 1, 2])], new_options("AddOptions")))
     model = net.model()
@@ -109,3 +120,13 @@ def test_weights_are_scaled_per_output_channel():
     w = model.main.operators[0].inputs[1].data
     scale = model.main.operators[1].inputs[1].data.reshape(-1)
     np.testing.assert_allclose(conv.inputs[1].data, w * scale[:, None, None, None], rtol=1e-6)
+
+
+def test_conv_without_bias_stays():
+    net = Net()
+    x = net.input("x", [1, 4, 4, 2])
+    conv = net.op("CONV_2D", [x, net.random("w", [2, 1, 1, 2])], conv_options())
+    mul = net.op("MUL", [conv, net.random("s", [1, 1, 1, 2])], new_options("MulOptions"))
+    net.outputs(net.op("ADD", [mul, net.random("t", [1, 1, 1, 2])], new_options("AddOptions")))
+    model = net.model()
+    assert kinds(optimized(model, PASS)) == ["CONV_2D", "MUL", "ADD"]

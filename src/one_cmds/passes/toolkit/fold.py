@@ -8,21 +8,18 @@ import numpy as np
 from ...interp import InterpreterError, RunContext, evaluate, load_kernels
 from ...ir import Operator
 from .editor import GraphEditor
-from .values import const_value
 
 
 def constant_results(g: GraphEditor, op: Operator) -> list[np.ndarray] | None:
     """The results of ``op`` when every input it has is a constant (None when one is not,
-    or when the kernel refuses the operands)."""
+    or when the kernel refuses the operands). Constants reach the kernel as the interpreter
+    passes them: dense typed arrays, the stored values of sparse ones, the bytes of packed
+    types (INT4)."""
     args = []
     for t in op.inputs:
-        if t is None:
-            args.append(None)
-            continue
-        value = const_value(t) if t.sparsity is None else t.data
-        if value is None:
+        if t is not None and (not t.is_constant or t.is_variable):
             return None
-        args.append(value)
+        args.append(None if t is None else t.data)
     load_kernels()
     try:
         return evaluate(op, args, RunContext(g.model))
@@ -31,10 +28,13 @@ def constant_results(g: GraphEditor, op: Operator) -> list[np.ndarray] | None:
 
 
 def fold(g: GraphEditor, op: Operator) -> bool:
-    """Replace the results of ``op`` by constants holding their values; whether it did."""
+    """Replace the results of ``op`` by constants holding their values (with the results'
+    quantization parameters); whether it did."""
     results = constant_results(g, op)
     if results is None:
         return False
     for t, value in zip(op.outputs, results, strict=True):
-        g.replace(t, g.const(t.name, value, t.dtype))
+        folded = g.const(t.name, value, t.dtype)
+        folded.quant = t.quant
+        g.replace(t, folded)
     return True
