@@ -8,9 +8,11 @@ fuse it. ``op(Transpose(x, p), ...)`` becomes ``Transpose(op(x, ...), p)`` when:
   rank-4 constant with a rank-4 Transpose (replaced by c permuted by the inverse of p);
 * ADD, MUL with both operands Transposes by the same permutation.
 
-Every Transpose matched has a constant INT32 permutation; it stays for its other readers. The new
-operator copies the origin of the one it replaces; the new Transpose copies the origin of the
-matched Transpose (the union of both when two are merged).
+Every Transpose matched has a constant INT32 permutation and the operator as its only reader
+(**adopted**: the reference also moves a Transpose other operators read, keeping it for them,
+which grows the graph; here a Transpose moves, it is never duplicated). The new operator copies
+the origin of the one it replaces; the new Transpose copies the origin of the matched Transpose
+(the union of both when two are merged).
 
 Reference: the rank-4 constant is read as float32 whatever its dtype, and a one-element constant
 of a higher rank than the Transpose (which makes the operator's result rank grow) is accepted;
@@ -36,7 +38,7 @@ def forward_transpose_op(g: GraphEditor) -> int:
     rewrites = 0
     for op in g.ops(*UNARY, *BINARY):
         found = _unary(g, op) if op.opcode in UNARY else _with_const(g, op) or _two(g, op)
-        if found is None:
+        if found is None or not all(g.only_use_is(t.outputs[0], op) for t in found[2]):
             continue
         inputs, perm, transposes = found
         new = g.op(
