@@ -14,11 +14,19 @@ def fully_connected(op, args, ctx):
     """``x @ weights.T + bias`` with weights [units, depth].
 
     The input is flattened to [size / depth, depth]; ``keepNumDims`` keeps its leading
-    dimensions instead (its last dimension must then be ``depth``).
+    dimensions instead (its last dimension must then be ``depth``). Weights in the circle
+    format SHUFFLED16x1FLOAT32 are read back in row order first.
     """
     x, w, b = float_args(op, args, 3)
-    if getattr(op.options, "weightsFormat", 0):
-        raise InterpreterError(f"{op.kind}: shuffled weights are not supported")
+    weights_format = getattr(op.options, "weightsFormat", 0)
+    if weights_format == 127:  # SHUFFLED16x1FLOAT32: 16-row blocks stored column by column
+        if w.ndim != 2 or w.shape[0] % 16:
+            raise ValueError(
+                f"SHUFFLED16x1FLOAT32 weights {list(w.shape)}: rows not a multiple of 16"
+            )
+        w = w.reshape(w.shape[0] // 16, w.shape[1], 16).transpose(0, 2, 1).reshape(w.shape)
+    elif weights_format:
+        raise InterpreterError(f"{op.kind}: weights format {weights_format} is not supported")
     units, depth = w.shape
     if x.size % depth:
         raise ValueError(f"input of shape {list(x.shape)} does not flatten to rows of {depth}")
