@@ -18,7 +18,8 @@ program runs there as a user runs it (the repository launchers, current director
   files_absent      glob patterns that must match nothing
   file_contains     table: file -> strings it must contain
   models            table: model file -> properties of the written model:
-                      identifier ("CIR0"/"TFL3"), operators (count in graph 0),
+                      identifier ("CIR0"/"TFL3"), operators (count in graph 0), kinds
+                      (operator kinds of graph 0 in order, e.g. "CUSTOM(Erf)"),
                       inputs / outputs (shapes of graph 0, -1 for unknown), metadata /
                       metadata_absent (entry names), source_md5_of (a file whose md5 the
                       model records), same_bytes_as (a file with identical bytes)
@@ -65,6 +66,7 @@ KEYS = {
 MODEL_KEYS = {
     "identifier",
     "operators",
+    "kinds",
     "inputs",
     "outputs",
     "metadata",
@@ -168,6 +170,8 @@ def check_model(path: Path, expect: dict, work: Path) -> None:
     graph = model.main
     if "operators" in expect:
         assert len(graph.operators) == expect["operators"]
+    if "kinds" in expect:
+        assert [op.kind for op in graph.operators] == expect["kinds"]
     for key, tensors in (("inputs", graph.inputs), ("outputs", graph.outputs)):
         if key in expect:
             shapes = [[-1 if d is None else d for d in t.shape] for t in tensors]

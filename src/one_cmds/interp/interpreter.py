@@ -150,6 +150,10 @@ class _GraphRun:
         if value is not None:
             return value
         data = tensor.data
+        if data is None and tensor.is_variable and tensor.is_static:
+            dtype = numpy_dtype(tensor.dtype)
+            if dtype is not None:
+                return np.zeros(tensor.shape, dtype)  # variables start at zero, as in LiteRT
         if data is None:
             raise InterpreterError(
                 f"tensor {tensor.name!r} of graph {self.index} has no value "

@@ -3,8 +3,6 @@
 import numpy as np
 import pytest
 
-from one_cmds.passes import PassSpec, load_passes
-from one_cmds.stages.optimize.order import NCHW_RESOLVERS
 from support.litert import random_inputs
 from support.passes import (
     Net,
@@ -20,16 +18,6 @@ from support.passes import (
 PASS = "convert_nchw_to_nhwc"
 IO = {"nchw_to_nhwc_input_shape": True, "nchw_to_nhwc_output_shape": True}
 PRE, POST = [0, 2, 3, 1], [0, 3, 1, 2]
-
-
-@pytest.fixture(autouse=True)
-def resolvers(monkeypatch):
-    """The NCHW phase runs the resolve_customop_* passes first; stand in for those not yet
-    implemented (none of these tests has a custom operator)."""
-    passes = load_passes()
-    for name in NCHW_RESOLVERS:
-        if name not in passes:
-            monkeypatch.setitem(passes, name, PassSpec(name, lambda g: 0, "graph"))
 
 
 def perm_of(op):

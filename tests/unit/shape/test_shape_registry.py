@@ -67,9 +67,13 @@ def test_bcq_fully_connected():
     assert infer_shape("BCQ_FULLY_CONNECTED", operands, shapes=[(16, N)]) == (5, N)
 
 
-@pytest.mark.parametrize(("axis", "expected"), [(0, (2, 3, 64)), (1, (10, 2, 3))])
-def test_bcq_gather(axis, expected):
-    """Table [rows of input_binary / cluster bits, columns * 32] gathered along ``axis``."""
+@pytest.mark.parametrize(
+    ("axis", "hidden", "expected"),
+    [(0, 0, (2, 3, 64)), (1, 0, (5, 2, 3)), (0, 60, (2, 3, 60))],
+)
+def test_bcq_gather(axis, hidden, expected):
+    """Table [sum of cluster sizes, input_hidden_size or columns * 32] gathered along
+    ``axis``."""
     clusters = const(np.array([[4, 2], [6, 3]], np.int32))
     operands = [
         const(rand(5)),
@@ -78,7 +82,12 @@ def test_bcq_gather(axis, expected):
         clusters,
     ]
     assert (
-        infer_shape("BCQ_GATHER", operands, new_options("BCQGatherOptions", axis=axis)) == expected
+        infer_shape(
+            "BCQ_GATHER",
+            operands,
+            new_options("BCQGatherOptions", axis=axis, inputHiddenSize=hidden),
+        )
+        == expected
     )
 
 

@@ -34,15 +34,17 @@ def optimize(model: Model, options: Any) -> Model:
     missing = [name for name in enabled if name not in passes]
     if missing:
         raise StageError(f"the following passes are not implemented: {' '.join(missing)}")
-    original = model.copy() if getattr(options, "verify", False) else None
     runner = Runner(model, options, passes)
     if FIRST in enabled:
         runner.run_once(FIRST)
     if options.change_outputs:
         change_outputs(model, options.change_outputs)
-    before = interface(model)
+    original = model.copy() if getattr(options, "verify", False) else None
     on = set(enabled) | ALWAYS
     runner.model_phase([name for name in MODULE_PHASE if name in on])
+    # taken after the passes that change the interface on purpose (fuse_bcq drops its
+    # metadata outputs)
+    before = interface(model)
     if NCHW_CONVERSION in on:
         runner.graph_phase(0, [*NCHW_RESOLVERS, *(n for n in NCHW_OPTIONAL if n in on)])
         runner.run_once(NCHW_CONVERSION)

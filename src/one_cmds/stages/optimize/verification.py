@@ -44,7 +44,7 @@ def verify(original: Model, optimized: Model, passes: Sequence[PassSpec]) -> str
     exact = all(p.exact for p in passes)
     tolerance = EXACT_TOLERANCE if exact else REORDERED_TOLERANCE
     inputs = random_inputs(original.main.inputs)
-    want = _run(original, inputs, "original")
+    want = _matching_outputs(original, optimized, _run(original, inputs, "original"))
     got = _run(optimized, inputs, "optimized")
     worst = 0.0
     for t, w, g in zip(optimized.main.outputs, want, got, strict=True):
@@ -66,6 +66,21 @@ def verify(original: Model, optimized: Model, passes: Sequence[PassSpec]) -> str
                 f"(--verify{note})"
             )
     return f"verify: outputs match (max abs difference {worst:.3g}, rtol=atol={tolerance:g})"
+
+
+def _matching_outputs(
+    original: Model, optimized: Model, values: list[np.ndarray]
+) -> list[np.ndarray]:
+    """The original's output values in the optimized model's output order: by position when
+    both have as many outputs, else by name (``fuse_bcq`` drops metadata outputs)."""
+    names = [t.name for t in original.main.outputs]
+    if len(names) == len(optimized.main.outputs):
+        return values
+    by_name = dict(zip(names, values, strict=True))
+    missing = [t.name for t in optimized.main.outputs if t.name not in by_name]
+    if missing:
+        raise StageError(f"--verify: output '{missing[0]}' is not an output of the original")
+    return [by_name[t.name] for t in optimized.main.outputs]
 
 
 def _run(model: Model, inputs: list[np.ndarray], which: str) -> list[np.ndarray]:
