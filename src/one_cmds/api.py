@@ -67,5 +67,4 @@ def optimize(model: Model, passes: Sequence[str] | str = (), **options: Any) -> 
     raw.update(dict.fromkeys(names, True))
     raw.update(options)
     settings = convert_values(OPTIMIZE, raw, source)
-    copy = model.copy()
-    return run_passes(copy, build_options(OPTIMIZE, main=source, section=settings))
+    return run_passes(model, build_options(OPTIMIZE, main=source, section=settings), copy=True)

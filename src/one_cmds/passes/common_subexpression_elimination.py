@@ -10,14 +10,14 @@ Never merged: custom operators, operators that call subgraphs or have side effec
 a variable tensor or with intermediates. The survivor's origin becomes the union of the
 merged duplicates' (circle-format-and-metadata.md §9).
 
-One visit in execution order with a dictionary keyed per operator: linear in the graph size.
+One visit in execution order with a dictionary keyed per operator: linear in the graph size;
+constant operands are compared byte by byte only between operators whose keys agree.
 A duplicate's readers are redirected before they are visited, so chains of duplicates
 collapse in one run.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Hashable
 from typing import Any
 
@@ -72,51 +72,53 @@ def _frozen(value: Any) -> Hashable:
     return ("object", id(value))
 
 
-class _Constants:
-    """One representative per distinct constant (dtype, shape, quantization, bytes)."""
-
-    def __init__(self) -> None:
-        self._groups: dict[Hashable, list[Tensor]] = {}
-
-    def representative(self, t: Tensor) -> Tensor:
-        raw = np.ascontiguousarray(t.buffer.raw)  # type: ignore[union-attr]
-        digest = hashlib.blake2b(memoryview(raw), digest_size=16).digest()
-        key = (t.dtype, t.shape, _frozen(t.quant), digest)
-        group = self._groups.setdefault(key, [])
-        for seen in group:
-            if np.array_equal(seen.buffer.raw, raw):  # type: ignore[union-attr]
-                return seen
-        group.append(t)
-        return t
+def _same_constant(a: Tensor, b: Tensor) -> bool:
+    return a is b or a.buffer is b.buffer or np.array_equal(a.buffer.raw, b.buffer.raw)  # type: ignore[union-attr]
 
 
-def _key(op: Operator, constants: _Constants) -> Hashable | None:
-    """What makes ``op``'s results what they are; None when it must never be merged."""
+def _key(op: Operator) -> tuple[Hashable, list[Tensor]] | None:
+    """What makes ``op``'s results what they are, with its constant operands standing for
+    their dtype, shape and quantization only (their bytes are compared when two keys meet,
+    so weights are never hashed); None when it must never be merged."""
     if op.opcode in _NEVER or not op.outputs or op.intermediates:
         return None
     if op.mutating_variable_inputs and any(op.mutating_variable_inputs):
         return None
     inputs: list[Hashable] = []
+    constants: list[Tensor] = []
     for t in op.inputs:
         if t is not None and t.is_variable:
             return None
-        is_const = t is not None and const_value(t) is not None
-        inputs.append(constants.representative(t) if is_const else t)  # type: ignore[arg-type]
+        if t is not None and const_value(t) is not None:
+            constants.append(t)
+            inputs.append(("const", t.dtype, t.shape, _frozen(t.quant)))
+        else:
+            inputs.append(t)
     results = tuple((t.dtype, _frozen(t.quant)) for t in op.outputs)
-    return (op.opcode, _frozen(op.options), _frozen(op.options2), tuple(inputs), results)
+    key = (op.opcode, _frozen(op.options), _frozen(op.options2), tuple(inputs), results)
+    return key, constants
 
 
 @graph_pass("common_subexpression_elimination")
 def common_subexpression_elimination(g: GraphEditor) -> int:
-    constants = _Constants()
-    survivors: dict[Hashable, Operator] = {}
+    candidates: dict[Hashable, list[tuple[Operator, list[Tensor]]]] = {}
     rewrites = 0
     for op in g.ops():
-        key = _key(op, constants)
-        if key is None:
+        found = _key(op)
+        if found is None:
             continue
-        first = survivors.setdefault(key, op)
-        if first is op:
+        key, constants = found
+        earlier = candidates.setdefault(key, [])
+        first = next(
+            (
+                other
+                for other, theirs in earlier
+                if all(_same_constant(a, b) for a, b in zip(constants, theirs, strict=True))
+            ),
+            None,
+        )
+        if first is None:
+            earlier.append((op, constants))
             continue
         first.origin = origin_of(first, op)
         g.replace_op(op, first)

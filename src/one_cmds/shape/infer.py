@@ -54,6 +54,8 @@ class _Inference:
         self.evaluator = ValueEvaluator(model)
         self.call_shapes: dict[int, list[Shape]] = {}
         self.active: list[int] = []
+        self.called: set[int] = set()
+        self.changed = False
 
     def round(self) -> bool:
         """One round; whether it changed anything."""
@@ -66,16 +68,26 @@ class _Inference:
                 raise ShapeInferenceError(f"graph {index}: {e}") from None
             reordered = any(a is not b for a, b in zip(order, graph.operators, strict=True))
             edited = graph.remove_dead_operators() > 0 or reordered or edited
-        before = self._snapshot()
+        self.changed = False
         self.call_shapes = {}
-        called = {i for g in self.model.graphs for op in g.operators for i in _callees(op)}
+        self.called = {i for g in self.model.graphs for op in g.operators for i in _callees(op)}
+        before = self._snapshot()
         for index in range(len(self.model.graphs)):
-            if index == 0 or index not in called:
+            if index == 0 or index not in self.called:
                 self._infer_graph(index)
-        return edited or self._snapshot() != before
+        return edited or self.changed or self._snapshot() != before
 
     def _snapshot(self) -> list[tuple[Tensor, Shape, str]]:
-        return [(t, t.shape, t.dtype) for g in self.model.graphs for t in g.referenced_tensors()]
+        """Shapes and dtypes in the called subgraphs: inferred once per call site, their
+        tensors may change and change back within a round, so they are compared at its end."""
+        graphs = [self.model.graphs[i] for i in sorted(self.called) if i < len(self.model.graphs)]
+        return [(t, t.shape, t.dtype) for g in graphs for t in g.referenced_tensors()]
+
+    def _set(self, t: Tensor, shape: Shape, dtype: str) -> None:
+        """Give ``t`` its inferred shape and dtype, noting a change in an entry graph."""
+        if t.shape != shape or t.dtype != dtype:
+            t.shape, t.dtype = shape, dtype
+            self.changed = self.changed or self.active[-1] not in self.called
 
     def _infer_graph(self, index: int) -> None:
         if index in self.active:
@@ -87,19 +99,26 @@ class _Inference:
             values: dict[int, np.ndarray] = {}
             fixed = {id(t) for t in graph.inputs}
             for position, op in enumerate(graph.operators):
-                where = f"{op.kind} (graph {index}, operator {position})"
-                self._infer_operator(op, where, values, fixed)
+                self._infer_operator(op, index, position, values, fixed)
         finally:
             self.active.pop()
 
     def _infer_operator(
-        self, op: Operator, where: str, values: dict[int, np.ndarray], fixed: set[int]
+        self,
+        op: Operator,
+        index: int,
+        position: int,
+        values: dict[int, np.ndarray],
+        fixed: set[int],
     ) -> None:
+        def where() -> str:
+            return f"{op.kind} (graph {index}, operator {position})"
+
         fn = RULES.get(op.kind) or RULES.get(op.opcode)
         if fn is None and self.keep_declared:
             fn = RULES["CUSTOM"]
         if fn is None:
-            raise ShapeInferenceError(f"{where}: no shape inference rule")
+            raise ShapeInferenceError(f"{where()}: no shape inference rule")
         ctx = RuleContext(op, values, self._call_graph)
         try:
             results = fn(op, ctx)
@@ -107,12 +126,12 @@ class _Inference:
                 raise ShapeError(f"{len(results)} results for {len(op.outputs)} outputs")
             checked = [(_checked(shape), dtype) for shape, dtype in results]
         except ShapeError as e:
-            raise ShapeInferenceError(f"{where}: {e}") from None
+            raise ShapeInferenceError(f"{where()}: {e}") from None
         except (ValueError, IndexError, TypeError, ArithmeticError) as e:
-            raise ShapeInferenceError(f"{where}: malformed operator ({e})") from e
+            raise ShapeInferenceError(f"{where()}: malformed operator ({e})") from e
         for t, (shape, dtype) in zip(op.outputs, checked, strict=True):
             if id(t) not in fixed:
-                t.shape, t.dtype = shape, dtype
+                self._set(t, shape, dtype)
         value = self.evaluator.evaluate(op, ctx)
         if value is not None:
             values[id(op.outputs[0])] = value
@@ -132,7 +151,7 @@ class _Inference:
             shapes = [join(a, b, what) for a, b in zip(earlier, shapes, strict=True)]
         self.call_shapes[index] = shapes
         for t, shape in zip(graph.inputs, shapes, strict=True):
-            t.shape = shape
+            t.shape = shape  # compared at the end of the round (_snapshot)
         self._infer_graph(index)
         return [(t.shape, t.dtype) for t in graph.outputs]
 
