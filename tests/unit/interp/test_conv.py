@@ -5,7 +5,8 @@ import pytest
 
 from one_cmds.interp import Interpreter, InterpreterError
 from one_cmds.interp.kernels import conv as conv_kernels
-from support.single_op import check_against_litert, const, new_options, op_model
+from support.passes import window_options
+from support.single_op import check_against_litert, const, op_model
 
 RNG = np.random.default_rng(0)
 
@@ -15,17 +16,6 @@ NONE, RELU, RELU_N1_TO_1, RELU6 = 0, 1, 2, 3
 
 def rand(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
-
-
-def window_options(name, padding=SAME, stride=(1, 1), activation=NONE, **fields):
-    return new_options(
-        name,
-        padding=padding,
-        strideH=stride[0],
-        strideW=stride[1],
-        fusedActivationFunction=activation,
-        **fields,
-    )
 
 
 def conv_options(padding=SAME, stride=(1, 1), dilation=(1, 1), activation=NONE, **fields):

@@ -3,17 +3,20 @@
 import numpy as np
 import pytest
 
-from one_cmds.ir import QuantParam, Tensor
+from one_cmds.ir import Tensor
 from one_cmds.passes import load_passes
 from one_cmds.passes.toolkit import GraphEditor
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
+    conv2d_options,
     kinds,
     new_options,
     op_named,
     optimized,
     origin_names,
+    qparam,
 )
 
 PASS = "common_subexpression_elimination"
@@ -21,16 +24,7 @@ VALID = 1
 
 
 def conv(net, x, w, b, name, act=0):
-    options = new_options(
-        "Conv2DOptions",
-        padding=VALID,
-        strideH=1,
-        strideW=1,
-        dilationHFactor=1,
-        dilationWFactor=1,
-        fusedActivationFunction=act,
-    )
-    return net.op("CONV_2D", [x, w, b], options, name=name)
+    return net.op("CONV_2D", [x, w, b], conv2d_options(act, padding=VALID), name=name)
 
 
 def test_duplicates_merge_into_the_first_with_the_union_of_origins():
@@ -96,14 +90,12 @@ def test_duplicated_graph_outputs_keep_working():
     x = net.input("x", [3])
     net.outputs(net.op("NEG", [x], name="n1"), net.op("NEG", [x], name="n2"))
     model = net.model()
-    after = optimized(model, PASS)
-    assert kinds(after) == ["NEG"]
-    assert_same_outputs(model, after)
+    assert_optimized(model, PASS, expect=["NEG"])
 
 
 def quantize(net, x, scale, name):
     q = net.op("QUANTIZE", [x], outputs=["INT8"], name=name)
-    q.quant = QuantParam(scale=np.array([scale], np.float32), zero_point=np.array([0], np.int64))
+    q.quant = qparam(scale, 0)
     return q
 
 
@@ -114,9 +106,12 @@ def test_results_with_other_quantization_differ():
         quantize(net, x, 0.1, "q1"), quantize(net, x, 0.2, "q2"), quantize(net, x, 0.1, "q3")
     )
     model = net.model()
-    after = optimized(model, PASS)
-    assert kinds(after) == ["QUANTIZE", "QUANTIZE"]
-    assert_same_outputs(model, after, [np.linspace(-3, 3, 5, dtype=np.float32)])
+    assert_optimized(
+        model,
+        PASS,
+        expect=["QUANTIZE", "QUANTIZE"],
+        inputs=[np.linspace(-3, 3, 5, dtype=np.float32)],
+    )
 
 
 @pytest.mark.parametrize("which", ["custom", "variable"])

@@ -6,7 +6,9 @@ import pytest
 from support.litert import random_inputs
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
+    conv2d_options,
     kinds,
     new_options,
     op_named,
@@ -262,9 +264,9 @@ def test_operators_already_between_pre_and_post_transposes_stay():
     post = net.op("TRANSPOSE", [relu, net.const("q", POST, np.int32)], name="post")
     net.outputs(net.op("NEG", [post], name="neg"))
     model = net.model()
-    after = optimized(model, PASS)
-    assert kinds(after) == ["TRANSPOSE", "RELU", "TRANSPOSE", "TRANSPOSE", "NEG", "TRANSPOSE"]
-    assert_same_outputs(model, after)
+    assert_optimized(
+        model, PASS, expect=["TRANSPOSE", "RELU", "TRANSPOSE", "TRANSPOSE", "NEG", "TRANSPOSE"]
+    )
 
 
 def test_a_pre_reshape_also_opens_a_region():
@@ -339,15 +341,7 @@ def test_without_interface_options_the_shapes_stay():
 
 
 def conv(net, x, cin, cout, k, name, padding=0):
-    options = new_options(
-        "Conv2DOptions",
-        padding=padding,
-        strideH=1,
-        strideW=1,
-        dilationHFactor=1,
-        dilationWFactor=1,
-        fusedActivationFunction=0,
-    )
+    options = conv2d_options(padding=padding)
     to_nhwc = net.op("TRANSPOSE", [x, net.const(f"{name}_pre", PRE, np.int32)], name=f"{name}_in")
     w, b = net.random(f"{name}_w", [cout, k, k, cin]), net.random(f"{name}_b", [cout])
     y = net.op("CONV_2D", [to_nhwc, w, b], options, name=name)
@@ -429,3 +423,16 @@ def test_onnx_style_model_with_interface_options_has_no_transpose():
     got = run_reference(after, [x.transpose(PRE)])
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got[1], want[1].transpose(PRE), rtol=1e-5, atol=1e-5)
+
+
+def test_onnx_style_model_with_o1_is_transpose_free_inside():
+    """convert_nchw_to_nhwc + O1: only the two boundary Transposes remain, and the RELUs after
+    the second and third convolution are fused into them."""
+    model = onnx_style()
+    after = optimized(model, "O1", PASS)
+    first, last = transposes(after)
+    assert after.main.operators[0] is first and first.inputs[0] is after.main.inputs[0]
+    assert after.main.outputs[1] is last.outputs[0]
+    assert after.operator_count() < model.operator_count()
+    assert kinds(after).count("RELU") == 1
+    assert_same_outputs(model, after)

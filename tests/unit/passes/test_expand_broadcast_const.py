@@ -7,24 +7,19 @@ from support.passes import (
     Net,
     assert_same_outputs,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
 )
 
 PASS = "expand_broadcast_const"
-OPTIONS = {"ADD": "AddOptions", "MUL": "MulOptions", "DIV": "DivOptions"}
 
 
 def binary_net(opcode, const_shape, *, x_shape=(2, 3, 4), const_first=False, dtype=np.float32):
     net = Net()
     x = net.input("x", x_shape, "FLOAT32" if dtype == np.float32 else "INT32")
     c = net.const("c", np.random.default_rng(6).uniform(1, 2, const_shape).astype(dtype))
-    operands = [c, x] if const_first else [x, c]
-    net.outputs(
-        net.op(opcode, operands, new_options(OPTIONS[opcode], fusedActivationFunction=1), name="op")
-    )
+    net.outputs(net.binary(opcode, x, c, swap=const_first, act=1, name="op"))
     return net.model()
 
 

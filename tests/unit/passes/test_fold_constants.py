@@ -13,6 +13,7 @@ from support.litert import random_inputs
 from support.passes import (
     Net,
     assert_same_outputs,
+    depthwise_options,
     kinds,
     new_options,
     op_named,
@@ -147,16 +148,7 @@ def test_densify_of_a_sparse_constant_folds():
 def dwconv_net(*, act=0, const_input=True):
     net = Net()
     source = net.random("in", [1, 5, 5, 3]) if const_input else net.input("in", [1, 5, 5, 3])
-    options = new_options(
-        "DepthwiseConv2DOptions",
-        padding=0,
-        strideH=2,
-        strideW=1,
-        depthMultiplier=2,
-        dilationHFactor=1,
-        dilationWFactor=1,
-        fusedActivationFunction=act,
-    )
+    options = depthwise_options(act, multiplier=2, stride=(2, 1))
     inputs = [source, net.random("w", [1, 3, 3, 6]), net.random("b", [6])]
     return consumed(net, net.op("DEPTHWISE_CONV_2D", inputs, options, name="dw"), (1, 3, 5, 6))
 

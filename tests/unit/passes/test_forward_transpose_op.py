@@ -7,7 +7,6 @@ from support.passes import (
     Net,
     assert_same_outputs,
     kinds,
-    new_options,
     optimized,
     origin_names,
 )
@@ -50,8 +49,7 @@ def test_binary_with_a_one_element_constant(opcode, const_shape, const_first):
     net = Net()
     c = net.const("c", np.full(const_shape, 1.5, np.float32))
     t = transposed(net)
-    act = new_options(f"{opcode.title()}Options", fusedActivationFunction=1)
-    net.outputs(net.op(opcode, [c, t] if const_first else [t, c], act, name="op"))
+    net.outputs(net.binary(opcode, t, c, swap=const_first, act=1, name="op"))
     new = check_forwarded(net.model(), opcode)
     assert new.inputs[0 if const_first else 1].name == "c", "the constant is kept"
     assert new.options.fusedActivationFunction == 1

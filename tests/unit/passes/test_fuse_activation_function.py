@@ -5,11 +5,18 @@ import pytest
 
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
+    assert_stays,
+    conv2d_options,
+    depthwise_options,
+    fc_options,
     kinds,
     new_options,
     optimized,
     origin_names,
+    pool_options,
+    tconv_options,
 )
 
 PASS = "fuse_activation_function"
@@ -17,19 +24,10 @@ NONE, RELU, RELU_N1_TO_1, RELU6, TANH = 0, 1, 2, 3, 4
 
 
 def conv(net, x, act):
-    options = new_options(
-        "Conv2DOptions",
-        padding=0,
-        strideH=1,
-        strideW=1,
-        dilationHFactor=1,
-        dilationWFactor=1,
-        fusedActivationFunction=act,
-    )
     return net.op(
         "CONV_2D",
         [x, net.random("w", [3, 3, 3, 2], -3, 3), net.random("b", [3])],
-        options,
+        conv2d_options(act),
         name="p",
     )
 
@@ -40,43 +38,16 @@ def producer_net(kind, p_act, act_kind, *, second_use=False, p_is_output=False):
     if kind == "CONV_2D":
         p = conv(net, x, p_act)
     elif kind in ("ADD", "SUB", "MUL", "DIV"):
-        options = new_options(kind.title() + "Options", fusedActivationFunction=p_act)
-        p = net.op(kind, [x, net.random("c", [2], 0.5, 4.0)], options, name="p")
+        p = net.binary(kind, x, net.random("c", [2], 0.5, 4.0), act=p_act, name="p")
     elif kind == "FULLY_CONNECTED":
-        options = new_options(
-            "FullyConnectedOptions", fusedActivationFunction=p_act, keepNumDims=True
-        )
-        p = net.op(kind, [x, net.random("w", [4, 2], -4, 4), None], options, name="p")
+        w = net.random("w", [4, 2], -4, 4)
+        p = net.op(kind, [x, w, None], fc_options(p_act, keep=True), name="p")
     elif kind in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
-        options = new_options(
-            "Pool2DOptions",
-            padding=0,
-            strideH=1,
-            strideW=1,
-            filterHeight=2,
-            filterWidth=2,
-            fusedActivationFunction=p_act,
-        )
-        p = net.op(
-            kind,
-            [net.op("MUL", [x, net.const("k", [6.0])], new_options("MulOptions"))],
-            options,
-            name="p",
-        )
+        scaled = net.op("MUL", [x, net.const("k", [6.0])], new_options("MulOptions"))
+        p = net.op(kind, [scaled], pool_options(p_act), name="p")
     else:  # DEPTHWISE_CONV_2D
-        options = new_options(
-            "DepthwiseConv2DOptions",
-            padding=1,
-            strideH=1,
-            strideW=1,
-            depthMultiplier=1,
-            dilationHFactor=1,
-            dilationWFactor=1,
-            fusedActivationFunction=p_act,
-        )
-        p = net.op(
-            kind, [x, net.random("w", [1, 2, 2, 2], -4, 4), net.random("b", [2])], options, name="p"
-        )
+        w, b = net.random("w", [1, 2, 2, 2], -4, 4), net.random("b", [2])
+        p = net.op(kind, [x, w, b], depthwise_options(p_act, padding=1), name="p")
     net.outputs(net.op(act_kind, [p], name="act"))
     if second_use:
         net.outputs(net.op("NEG", [p], name="other"))
@@ -159,18 +130,12 @@ def test_a_chain_of_activations_collapses():
     ],
 )
 def test_other_combinations_stay(act_kind, p_act):
-    model = producer_net("ADD", p_act, act_kind)
-    after = optimized(model, PASS)
-    assert kinds(after) == ["ADD", act_kind]
-    assert_same_outputs(model, after)
+    assert_optimized(producer_net("ADD", p_act, act_kind), PASS, expect=["ADD", act_kind])
 
 
 @pytest.mark.parametrize("use", [{"second_use": True}, {"p_is_output": True}])
 def test_a_producer_with_another_use_stays(use):
-    model = producer_net("CONV_2D", NONE, "RELU", **use)
-    after = optimized(model, PASS)
-    assert sorted(kinds(after)) == sorted(kinds(model))
-    assert_same_outputs(model, after)
+    assert_stays(producer_net("CONV_2D", NONE, "RELU", **use), PASS, any_order=True)
 
 
 def test_concatenation_and_operators_without_the_attribute_stay():
@@ -184,19 +149,12 @@ def test_concatenation_and_operators_without_the_attribute_stay():
             "RELU", [net.op("RESHAPE", [x, shape], new_options("ReshapeOptions", newShape=[1, 12]))]
         ),
     )
-    model = net.model()
-    after = optimized(model, PASS)
-    assert kinds(after) == kinds(model)
-    assert_same_outputs(model, after)
+    assert_stays(net.model(), PASS)
 
 
 def test_transpose_conv_stays():
     net = Net()
     x = net.input("x", [1, 3, 3, 2])
-    options = new_options("TransposeConvOptions", padding=0, strideH=1, strideW=1)
     inputs = [net.const("s", [1, 3, 3, 2], np.int32), net.random("w", [2, 3, 3, 2]), x]
-    net.outputs(net.op("RELU", [net.op("TRANSPOSE_CONV", inputs, options)]))
-    model = net.model()
-    after = optimized(model, PASS)
-    assert kinds(after) == ["TRANSPOSE_CONV", "RELU"]
-    assert_same_outputs(model, after)
+    net.outputs(net.op("RELU", [net.op("TRANSPOSE_CONV", inputs, tconv_options())]))
+    assert_optimized(net.model(), PASS, expect=["TRANSPOSE_CONV", "RELU"])

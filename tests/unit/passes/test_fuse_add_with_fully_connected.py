@@ -3,24 +3,21 @@
 import numpy as np
 import pytest
 
-from one_cmds.ir import QuantParam
 from support.litert import BUILTIN, run_model
 from support.passes import (
     Net,
     assert_same_outputs,
+    fc_options,
     kinds,
     new_options,
     op_named,
     optimized,
     origin_names,
+    qparam,
 )
 
 PASS = "fuse_add_with_fully_connected"
 UNFUSED = ["FULLY_CONNECTED", "ADD"]
-
-
-def fc_options(act=0, keep=False):
-    return new_options("FullyConnectedOptions", fusedActivationFunction=act, keepNumDims=keep)
 
 
 def fc_add_net(
@@ -46,13 +43,7 @@ def fc_add_net(
         "FULLY_CONNECTED", [x, w, b[bias]() if bias else None], fc_options(fc_act, keep), name="fc"
     )
     addend = net.random("a", addend_shape) if const_addend else net.input("a", addend_shape)
-    add = net.op(
-        "ADD",
-        [addend, fc] if swap else [fc, addend],
-        new_options("AddOptions", fusedActivationFunction=add_act),
-        name="add",
-    )
-    net.outputs(add)
+    net.outputs(net.binary("ADD", fc, addend, swap=swap, act=add_act, name="add"))
     if second_use:
         net.outputs(net.op("RELU", [fc], name="other"))
     if fc_is_output:
@@ -122,12 +113,6 @@ def test_near_misses_stay(variant):
 
 
 # -- int16 (16x8: int16 activations, int8 symmetric weights, int64 bias) ---------------------
-
-
-def qparam(scales, zero_points=None):
-    scale = np.asarray(scales, np.float32).reshape(-1)
-    zp = np.zeros(scale.size, np.int64) if zero_points is None else np.asarray(zero_points)
-    return QuantParam(scale=scale, zero_point=zp.astype(np.int64))
 
 
 def int16_net(

@@ -6,11 +6,12 @@ import pytest
 from support.passes import (
     Net,
     assert_same_outputs,
+    assert_stays,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
+    tconv_options,
 )
 
 PASS = "fuse_add_with_tconv"
@@ -34,22 +35,10 @@ def tconv_add_net(
     inputs = [net.const("out_shape", [1, 6, 6, 3], np.int32), w, x]
     if biased:
         inputs.append(net.random("b", [3]))
-    options = new_options(
-        "TransposeConvOptions",
-        padding=SAME,
-        strideH=2,
-        strideW=2,
-        fusedActivationFunction=tconv_act,
-    )
+    options = tconv_options(tconv_act, padding=SAME, stride=(2, 2))
     tconv = net.op("TRANSPOSE_CONV", inputs, options, name="tconv")
     c = net.input("c", [3]) if addend == "input" else net.random("addend", addend)
-    add = net.op(
-        "ADD",
-        [c, tconv] if swap else [tconv, c],
-        new_options("AddOptions", fusedActivationFunction=add_act),
-        name="add",
-    )
-    net.outputs(add)
+    net.outputs(net.binary("ADD", tconv, c, swap=swap, act=add_act, name="add"))
     if shared:
         net.outputs(net.op("NEG", [tconv], name="other"))
     return net.model()
@@ -95,7 +84,4 @@ def test_the_adds_relu_becomes_its_own_operator(add_act, kind):
     ],
 )
 def test_near_misses_stay(variant):
-    model = tconv_add_net(**variant)
-    after = optimized(model, PASS)
-    assert kinds(after) == kinds(model)
-    assert_same_outputs(model, after)
+    assert_stays(tconv_add_net(**variant), PASS)

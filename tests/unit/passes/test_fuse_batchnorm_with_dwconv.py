@@ -5,7 +5,10 @@ import pytest
 
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
+    batchnorm_model,
+    depthwise_options,
     kinds,
     new_options,
     op_named,
@@ -15,19 +18,7 @@ from support.passes import (
 
 PASS = "fuse_batchnorm_with_dwconv"
 BEFORE = ["DEPTHWISE_CONV_2D", "MUL", "ADD"]
-
-
-def dw_options(act=0, multiplier=1):
-    return new_options(
-        "DepthwiseConv2DOptions",
-        padding=0,
-        strideH=2,
-        strideW=1,
-        depthMultiplier=multiplier,
-        dilationHFactor=1,
-        dilationWFactor=1,
-        fusedActivationFunction=act,
-    )
+STRIDE = (2, 1)
 
 
 def dw_bn_net(
@@ -50,27 +41,19 @@ def dw_bn_net(
     dw = net.op(
         "DEPTHWISE_CONV_2D",
         [x, net.random("w", [1, 3, 3, out_channels]), bias],
-        dw_options(dw_act, multiplier),
+        depthwise_options(dw_act, multiplier=multiplier, stride=STRIDE),
         name="dw",
     )
-    scale = net.random("scale", shape, -2.0, 2.0)
-    shift = net.random("shift", shape)
-    mul = net.op(
-        "MUL",
-        [scale, dw] if swap else [dw, scale],
-        new_options("MulOptions", fusedActivationFunction=mul_act),
-        name="mul",
+    return batchnorm_model(
+        net,
+        dw,
+        shape,
+        swap_mul=swap,
+        swap_add=swap,
+        mul_act=mul_act,
+        add_act=add_act,
+        second_use="NEG" if shared else None,
     )
-    add = net.op(
-        "ADD",
-        [shift, mul] if swap else [mul, shift],
-        new_options("AddOptions", fusedActivationFunction=add_act),
-        name="add",
-    )
-    net.outputs(add)
-    if shared:
-        net.outputs(net.op("NEG", [dw], name="other"))
-    return net.model()
 
 
 @pytest.mark.parametrize("shape", [(4,), (1, 1, 1, 4)])
@@ -100,10 +83,8 @@ def test_filter_and_bias_follow_the_formula():
 
 
 def test_a_shared_dwconv_stays_for_its_other_user():
-    model = dw_bn_net(shared=True)
-    after = optimized(model, PASS)
-    assert sorted(kinds(after)) == ["DEPTHWISE_CONV_2D", "DEPTHWISE_CONV_2D", "NEG"]
-    assert_same_outputs(model, after)
+    expect = ["DEPTHWISE_CONV_2D", "DEPTHWISE_CONV_2D", "NEG"]
+    assert_optimized(dw_bn_net(shared=True), PASS, expect=expect, any_order=True)
 
 
 @pytest.mark.parametrize(
@@ -119,10 +100,7 @@ def test_a_shared_dwconv_stays_for_its_other_user():
     ],
 )
 def test_near_misses_stay(variant):
-    model = dw_bn_net(**variant)
-    after = optimized(model, PASS)
-    assert kinds(after) == BEFORE
-    assert_same_outputs(model, after)
+    assert_optimized(dw_bn_net(**variant), PASS, expect=BEFORE)
 
 
 def test_dwconv_without_bias_stays():
@@ -135,7 +113,9 @@ def test_non_constant_shift_stays():
     x = net.input("x", [1, 5, 5, 2])
     t = net.input("t", [2])
     dw = net.op(
-        "DEPTHWISE_CONV_2D", [x, net.random("w", [1, 3, 3, 2]), net.random("b", [2])], dw_options()
+        "DEPTHWISE_CONV_2D",
+        [x, net.random("w", [1, 3, 3, 2]), net.random("b", [2])],
+        depthwise_options(stride=STRIDE),
     )
     mul = net.op("MUL", [dw, net.random("s", [2])], new_options("MulOptions"))
     net.outputs(net.op("ADD", [mul, t], new_options("AddOptions")))
@@ -146,7 +126,9 @@ def test_non_constant_shift_stays():
 def test_dwconv_with_two_inputs_stays():
     net = Net()
     x = net.input("x", [1, 5, 5, 2])
-    dw = net.op("DEPTHWISE_CONV_2D", [x, net.random("w", [1, 3, 3, 2])], dw_options())
+    dw = net.op(
+        "DEPTHWISE_CONV_2D", [x, net.random("w", [1, 3, 3, 2])], depthwise_options(stride=STRIDE)
+    )
     mul = net.op("MUL", [dw, net.random("s", [2])], new_options("MulOptions"))
     net.outputs(net.op("ADD", [mul, net.random("t", [2])], new_options("AddOptions")))
     model = net.model()

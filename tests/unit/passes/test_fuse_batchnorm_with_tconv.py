@@ -5,12 +5,14 @@ import pytest
 
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
+    batchnorm_model,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
+    tconv_options,
 )
 
 PASS = "fuse_batchnorm_with_tconv"
@@ -31,34 +33,20 @@ def tconv_bn_net(
         b = net.input("b", [2])
     else:
         b = None
-    options = new_options(
-        "TransposeConvOptions",
-        padding=VALID,
-        strideH=2,
-        strideW=2,
-        fusedActivationFunction=tconv_act,
-    )
+    options = tconv_options(tconv_act, padding=VALID, stride=(2, 2))
     shape_t = net.const("out_shape", [1, 9, 9, 2], np.int32)
     inputs = [shape_t, net.random("w", [2, 3, 3, 3]), x] + ([b] if b is not None else [])
     tconv = net.op("TRANSPOSE_CONV", inputs, options, name="tconv")
-    scale = net.random("scale", shape, -2.0, 2.0)
-    shift = net.random("shift", shape)
-    mul = net.op(
-        "MUL",
-        [scale, tconv] if swap else [tconv, scale],
-        new_options("MulOptions", fusedActivationFunction=mul_act),
-        name="mul",
+    return batchnorm_model(
+        net,
+        tconv,
+        shape,
+        swap_mul=swap,
+        swap_add=swap,
+        mul_act=mul_act,
+        add_act=add_act,
+        second_use="NEG" if shared else None,
     )
-    add = net.op(
-        "ADD",
-        [shift, mul] if swap else [mul, shift],
-        new_options("AddOptions", fusedActivationFunction=add_act),
-        name="add",
-    )
-    net.outputs(add)
-    if shared:
-        net.outputs(net.op("NEG", [tconv], name="other"))
-    return net.model()
 
 
 @pytest.mark.parametrize("shape", [(2,), (1, 1, 1, 2)])
@@ -102,10 +90,8 @@ def test_filter_and_bias_follow_the_formula():
 
 
 def test_a_shared_tconv_stays_for_its_other_user():
-    model = tconv_bn_net(shared=True)
-    after = optimized(model, PASS)
-    assert sorted(kinds(after)) == ["NEG", "TRANSPOSE_CONV", "TRANSPOSE_CONV"]
-    assert_same_outputs(model, after)
+    expect = ["NEG", "TRANSPOSE_CONV", "TRANSPOSE_CONV"]
+    assert_optimized(tconv_bn_net(shared=True), PASS, expect=expect, any_order=True)
 
 
 @pytest.mark.parametrize(
@@ -120,7 +106,4 @@ def test_a_shared_tconv_stays_for_its_other_user():
     ],
 )
 def test_near_misses_stay(variant):
-    model = tconv_bn_net(**variant)
-    after = optimized(model, PASS)
-    assert kinds(after) == BEFORE
-    assert_same_outputs(model, after)
+    assert_optimized(tconv_bn_net(**variant), PASS, expect=BEFORE)

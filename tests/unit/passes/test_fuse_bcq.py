@@ -10,9 +10,17 @@ import numpy as np
 import pytest
 
 from one_cmds.passes import load_passes
+from support.bcq import CLUSTERS, encode
 from support.litert import random_inputs
-from support.passes import Net, kinds, new_options, optimized, origin_names, run_reference
-from unit.interp.test_bcq import CLUSTERS, encode
+from support.passes import (
+    Net,
+    fc_options,
+    kinds,
+    new_options,
+    optimized,
+    origin_names,
+    run_reference,
+)
 
 PASS = "fuse_bcq"
 START, END = -1999999973, 1999999973
@@ -46,8 +54,7 @@ def bcq_model(build, *, version=1, magic=START, seed=0):
 
 
 def fc(net, x, w, b=None, act=0, name="fc"):
-    options = new_options("FullyConnectedOptions", fusedActivationFunction=act)
-    return net.op("FULLY_CONNECTED", [x, w, b], options, name=name)
+    return net.op("FULLY_CONNECTED", [x, w, b], fc_options(act), name=name)
 
 
 def fc_net(*, x_shape=None, hidden=40, act=1, einsum=False, **bcq):

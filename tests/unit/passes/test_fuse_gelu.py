@@ -11,16 +11,12 @@ import pytest
 
 from one_cmds.interp import Interpreter
 from support.litert import BUILTIN, random_inputs, run_model
-from support.passes import Net, kinds, new_options, op_named, optimized, origin_names
+from support.passes import Net, kinds, op_named, optimized, origin_names
 
 PASS = "fuse_gelu"
 SHAPE = [2, 5, 7]
 PATTERN = ["MUL", "CUSTOM(Erf)", "ADD", "MUL", "MUL"]
 SQRT_HALF = math.sqrt(0.5)
-
-
-def opts(kind, act=0):
-    return new_options(f"{kind}Options", fusedActivationFunction=act)
 
 
 def gelu_net(
@@ -38,14 +34,14 @@ def gelu_net(
     x = net.input("x", SHAPE)
     y = net.input("y", SHAPE) if other_x else x
     cs = net.input("c", []) if c_input else net.const("c", np.float32(c))
-    scaled = net.op("MUL", [cs, y] if swap else [y, cs], opts("Mul"), name="mul_sqrt")
+    scaled = net.binary("MUL", y, cs, swap=swap, name="mul_sqrt")
     erf = net.op("CUSTOM", [scaled], name="erf", custom_code=code)
     erf.shape = tuple(SHAPE)  # a custom operator keeps its declared shape
     o = net.const("one", np.float32(one))
-    add = net.op("ADD", [o, erf] if swap else [erf, o], opts("Add", add_act), name="add_one")
-    mul = net.op("MUL", [add, x] if swap else [x, add], opts("Mul"), name="mul")
+    add = net.binary("ADD", erf, o, swap=swap, act=add_act, name="add_one")
+    mul = net.binary("MUL", x, add, swap=swap, name="mul")
     h = net.const("half", np.float32(half))
-    net.outputs(net.op("MUL", [h, mul] if swap else [mul, h], opts("Mul"), name="mul_half"))
+    net.outputs(net.binary("MUL", mul, h, swap=swap, name="mul_half"))
     return net.model()
 
 

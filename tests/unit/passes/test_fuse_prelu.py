@@ -5,9 +5,9 @@ import pytest
 
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
@@ -15,10 +15,6 @@ from support.passes import (
 
 PASS = "fuse_prelu"
 PATTERN = ["RELU", "ABS", "SUB", "MUL", "MUL", "ADD"]
-
-
-def mul(act=0):
-    return new_options("MulOptions", fusedActivationFunction=act)
 
 
 def prelu_net(
@@ -39,25 +35,16 @@ def prelu_net(
     relu = net.op("RELU", [x], name="relu")
     abs_in = net.input("y", [1, 4, 4, 3]) if other_abs else x
     abs_ = net.op("ABS", [abs_in], name="abs")
-    sub_in = [abs_, x] if sub_swapped else [x, abs_]
-    sub = net.op(
-        "SUB", sub_in, new_options("SubOptions", fusedActivationFunction=acts["sub"]), name="sub"
-    )
+    sub = net.binary("SUB", x, abs_, swap=sub_swapped, act=acts["sub"], name="sub")
     alpha = (
         net.input("alpha", alpha_shape)
         if alpha_input
         else net.random("alpha", alpha_shape, 0.1, 0.9)
     )
-    m1 = net.op(
-        "MUL",
-        [alpha, sub] if swap_alpha else [sub, alpha],
-        mul(acts["mul_alpha"]),
-        name="mul_alpha",
-    )
+    m1 = net.binary("MUL", sub, alpha, swap=swap_alpha, act=acts["mul_alpha"], name="mul_alpha")
     h = net.const("half", np.float32(half))
-    m2 = net.op("MUL", [h, m1] if swap_half else [m1, h], mul(acts["mul_half"]), name="mul_half")
-    add_options = new_options("AddOptions", fusedActivationFunction=acts["add"])
-    net.outputs(net.op("ADD", [m2, relu] if swap_add else [relu, m2], add_options, name="add"))
+    m2 = net.binary("MUL", m1, h, swap=swap_half, act=acts["mul_half"], name="mul_half")
+    net.outputs(net.binary("ADD", relu, m2, swap=swap_add, act=acts["add"], name="add"))
     return net.model()
 
 
@@ -78,9 +65,7 @@ def test_fuses_into_prelu(swap_add, swap_alpha, swap_half):
 @pytest.mark.parametrize("alpha_shape", [(), (1, 1, 3), (1, 4, 4, 3)])
 def test_alpha_shapes_that_broadcast_to_x(alpha_shape):
     model = prelu_net(alpha_shape=alpha_shape)
-    after = optimized(model, PASS)
-    assert kinds(after) == ["PRELU"]
-    assert_same_outputs(model, after)
+    assert_optimized(model, PASS, expect=["PRELU"])
 
 
 @pytest.mark.parametrize(
@@ -98,10 +83,7 @@ def test_alpha_shapes_that_broadcast_to_x(alpha_shape):
     ids=str,
 )
 def test_near_misses_stay(variant):
-    model = prelu_net(**variant)
-    after = optimized(model, PASS)
-    assert sorted(kinds(after)) == sorted(PATTERN)
-    assert_same_outputs(model, after)
+    assert_optimized(prelu_net(**variant), PASS, expect=PATTERN, any_order=True)
 
 
 def test_non_constant_alpha_stays():

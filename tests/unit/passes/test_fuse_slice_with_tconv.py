@@ -7,10 +7,10 @@ from support.passes import (
     Net,
     assert_same_outputs,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
+    tconv_options,
 )
 
 PASS = "fuse_slice_with_tconv"
@@ -31,9 +31,7 @@ def tconv_slice_net(
     ]
     if biased:
         inputs.append(net.random("b", [2]))
-    options = new_options(
-        "TransposeConvOptions", padding=padding, strideH=2, strideW=2, fusedActivationFunction=act
-    )
+    options = tconv_options(act, padding=padding, stride=(2, 2))
     tconv = net.op("TRANSPOSE_CONV", inputs, options, name="tconv")
     b = net.input("begin", [4], "INT32") if begin_input else net.const("begin", begin, np.int32)
     net.outputs(net.op("SLICE", [tconv, b, net.const("size", size, np.int32)], name="slice"))

@@ -5,7 +5,7 @@ import pytest
 
 from one_cmds.passes import load_passes
 from support.litert import random_inputs
-from support.passes import Net, kinds, new_options, op_named, optimized, origin_names, run_reference
+from support.passes import Net, batchnorm, kinds, op_named, optimized, origin_names, run_reference
 
 PASS = "make_batchnorm_gamma_positive"
 GAMMA = [-0.5, 1.5, -2.0, 0.25]
@@ -15,18 +15,9 @@ def bn_net(gamma=GAMMA, *, gamma_shape=(4,), add_act=1, mul_act=0, swap=False, s
     net = Net()
     x = net.input("x", [1, 3, 3, 4])
     g = net.const("gamma", np.reshape(gamma, gamma_shape))
-    mul = net.op(
-        "MUL",
-        [g, x] if swap else [x, g],
-        new_options("MulOptions", fusedActivationFunction=mul_act),
-        name="mul",
-    )
     beta = net.const("beta", [0.5, -0.5, 1.0, 0.0])
-    add = net.op(
-        "ADD",
-        [beta, mul] if swap else [mul, beta],
-        new_options("AddOptions", fusedActivationFunction=add_act),
-        name="add",
+    mul, add = batchnorm(
+        net, x, g, beta, swap_mul=swap, swap_add=swap, mul_act=mul_act, add_act=add_act
     )
     net.outputs(add)
     if second_use:

@@ -2,16 +2,13 @@
 
 import numpy as np
 
-from one_cmds.ir import QuantParam
-from support.passes import Net, kinds, new_options, optimized, run_reference
+from support.passes import Net, kinds, new_options, optimized, qparam, run_reference
 
 PASS = "remove_quantdequant"
 
 
 def quantized(t, scale, zero_point):
-    t.quant = QuantParam(
-        scale=np.array([scale], np.float32), zero_point=np.array([zero_point], np.int64)
-    )
+    t.quant = qparam(scale, zero_point)
     return t
 
 

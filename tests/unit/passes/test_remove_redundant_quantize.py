@@ -3,17 +3,18 @@
 import numpy as np
 import pytest
 
-from one_cmds.ir import QuantParam
-from support.passes import Net, kinds, new_options, op_named, optimized, origin_names, run_reference
+from support.passes import (
+    Net,
+    kinds,
+    new_options,
+    op_named,
+    optimized,
+    origin_names,
+    qparam,
+    run_reference,
+)
 
 PASS = "remove_redundant_quantize"
-
-
-def qparam(scale, zero_point):
-    return QuantParam(
-        scale=np.array(np.atleast_1d(scale), np.float32),
-        zero_point=np.array(np.atleast_1d(zero_point), np.int64),
-    )
 
 
 def quantize(net, x, dtype, scale, zero_point, name):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from support.passes import Net, assert_same_outputs, kinds, new_options, optimized
+from support.passes import Net, assert_optimized, kinds, new_options, optimized
 
 PASS = "remove_unnecessary_add"
 DENORMAL = np.float32(1e-40)
@@ -14,10 +14,7 @@ def add_net(value, *, shape=(2, 3, 4), const_first=False, act=0, dtype="FLOAT32"
     x = net.input("x", shape, dtype)
     c = net.const("zero", value, np.float32 if dtype == "FLOAT32" else np.int32)
     relu = net.op("RELU" if dtype == "FLOAT32" else "NEG", [x], name="pre")
-    operands = [c, relu] if const_first else [relu, c]
-    add = net.op(
-        "ADD", operands, new_options("AddOptions", fusedActivationFunction=act), name="add"
-    )
+    add = net.binary("ADD", relu, c, swap=const_first, act=act, name="add")
     net.outputs(net.op("NEG", [add], name="post"))
     return net.model()
 
@@ -34,9 +31,7 @@ def add_net(value, *, shape=(2, 3, 4), const_first=False, act=0, dtype="FLOAT32"
 )
 def test_add_of_zeros_is_removed(value, const_first):
     model = add_net(np.asarray(value, np.float32), const_first=const_first)
-    after = optimized(model, PASS)
-    assert kinds(after) == ["RELU", "NEG"]
-    assert_same_outputs(model, after)
+    assert_optimized(model, PASS, expect=["RELU", "NEG"])
 
 
 @pytest.mark.parametrize(

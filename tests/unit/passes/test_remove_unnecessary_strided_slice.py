@@ -1,21 +1,11 @@
 """remove_unnecessary_strided_slice (optimization.md §5.13, the exact TFLite condition)."""
 
-import numpy as np
 import pytest
 
-from support.passes import Net, assert_same_outputs, kinds, new_options, optimized
+from support.passes import assert_same_outputs, kinds, optimized, strided_slice_net
 
 PASS = "remove_unnecessary_strided_slice"
-
-
-def strided_slice_net(begin, end, strides=(1, 1, 1), **masks):
-    net = Net()
-    x = net.input("x", [2, 3, 4])
-    relu = net.op("RELU", [x], name="relu")
-    operands = [net.const(n, v, np.int32) for n, v in [("b", begin), ("e", end), ("s", strides)]]
-    options = new_options("StridedSliceOptions", **masks)
-    net.outputs(net.op("STRIDED_SLICE", [relu, *operands], options, name="ss"))
-    return net.model()
+SHAPE = (2, 3, 4)
 
 
 @pytest.mark.parametrize(
@@ -29,7 +19,7 @@ def strided_slice_net(begin, end, strides=(1, 1, 1), **masks):
     ],
 )
 def test_slice_of_everything_is_removed(begin, end, masks):
-    model = strided_slice_net(begin, end, **masks)
+    model = strided_slice_net(SHAPE, begin, end, **masks)
     after = optimized(model, PASS)
     assert kinds(after) == ["RELU"]
     assert after.main.outputs[0].name == "ss"
@@ -49,5 +39,5 @@ def test_slice_of_everything_is_removed(begin, end, masks):
     ],
 )
 def test_near_misses_stay(begin, end, strides, masks):
-    model = strided_slice_net(begin, end, strides, **masks)
+    model = strided_slice_net(SHAPE, begin, end, strides, **masks)
     assert kinds(optimized(model, PASS)) == ["RELU", "STRIDED_SLICE"]

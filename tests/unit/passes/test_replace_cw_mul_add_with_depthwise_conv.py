@@ -5,7 +5,10 @@ import pytest
 
 from support.passes import (
     Net,
+    assert_optimized,
     assert_same_outputs,
+    assert_stays,
+    batchnorm,
     kinds,
     new_options,
     op_named,
@@ -30,17 +33,8 @@ def mul_add_net(
     x = net.input("x", x_shape, "FLOAT32" if dtype == np.float32 else "INT32")
     gamma = net.const("gamma", np.arange(1, 1 + np.prod(shape)).reshape(shape) - 1.5, dtype)
     beta = net.const("beta", np.arange(np.prod(shape)).reshape(shape) * 0.5 - 0.5, dtype)
-    mul = net.op(
-        "MUL",
-        [gamma, x] if swap else [x, gamma],
-        new_options("MulOptions", fusedActivationFunction=mul_act),
-        name="mul",
-    )
-    add = net.op(
-        "ADD",
-        [beta, mul] if swap else [mul, beta],
-        new_options("AddOptions", fusedActivationFunction=add_act),
-        name="add",
+    mul, add = batchnorm(
+        net, x, gamma, beta, swap_mul=swap, swap_add=swap, mul_act=mul_act, add_act=add_act
     )
     net.outputs(add)
     if second_use:
@@ -73,9 +67,7 @@ def test_every_match_is_replaced_in_one_run():
         t = net.op("ADD", [mul, net.random(f"b{i}", [3])], new_options("AddOptions"))
     net.outputs(t)
     model = net.model()
-    after = optimized(model, PASS)
-    assert kinds(after) == ["DEPTHWISE_CONV_2D"] * 3
-    assert_same_outputs(model, after)
+    assert_optimized(model, PASS, expect=["DEPTHWISE_CONV_2D"] * 3)
 
 
 @pytest.mark.parametrize(
@@ -91,7 +83,4 @@ def test_every_match_is_replaced_in_one_run():
     ],
 )
 def test_near_misses_stay(variant):
-    model = mul_add_net(**variant)
-    after = optimized(model, PASS)
-    assert sorted(kinds(after)) == sorted(kinds(model))
-    assert_same_outputs(model, after)
+    assert_stays(mul_add_net(**variant), PASS, any_order=True)

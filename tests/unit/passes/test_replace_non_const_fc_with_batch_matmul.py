@@ -8,8 +8,8 @@ from support.litert import random_inputs
 from support.passes import (
     Net,
     assert_same_outputs,
+    fc_options,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
@@ -17,14 +17,6 @@ from support.passes import (
 
 PASS = "replace_non_const_fc_with_batch_matmul"
 ACT_OPS = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH"}
-
-
-def fc_options(act=0, keep=False):
-    return new_options("FullyConnectedOptions", fusedActivationFunction=act, keepNumDims=keep)
-
-
-def transpose(net, t, perm, name):
-    return net.op("TRANSPOSE", [t, net.const(f"{name}/perm", perm, np.int32)], name=name)
 
 
 def fc_net(
@@ -43,10 +35,10 @@ def fc_net(
     net = Net()
     x = net.input("x", in_shape)
     if x_perm is not None:
-        x = transpose(net, x, x_perm, "tx")
+        x = net.transpose(x, x_perm, "tx")
     w = net.random("w", w_shape) if const_w else net.input("w", w_shape)
     if w_perm is not None:
-        w = transpose(net, w, w_perm, "tw")
+        w = net.transpose(w, w_perm, "tw")
     b = {
         "const": lambda: net.random("b", [4]),
         "zero": lambda: net.const("b", np.zeros(4, np.float32)),

@@ -7,7 +7,6 @@ from support.passes import (
     Net,
     assert_same_outputs,
     kinds,
-    new_options,
     op_named,
     optimized,
     origin_names,
@@ -25,10 +24,7 @@ def sub_net(*, act=0, const_first=False, dtype="FLOAT32", dynamic=False):
         if dynamic
         else net.const("c", values, np.float32 if dtype == "FLOAT32" else np.int32)
     )
-    operands = [c, x] if const_first else [x, c]
-    net.outputs(
-        net.op("SUB", operands, new_options("SubOptions", fusedActivationFunction=act), name="sub")
-    )
+    net.outputs(net.binary("SUB", x, c, swap=const_first, act=act, name="sub"))
     return net.model()
 
 

@@ -11,16 +11,12 @@ import numpy as np
 import pytest
 
 from support.litert import BUILTIN, random_inputs, run_model
-from support.passes import Net, kinds, new_options, op_named, optimized, origin_names
+from support.passes import Net, fc_options, kinds, op_named, optimized, origin_names
 
 PASS = "replace_with_fc_gelu_fc"
 PATTERN = ["FULLY_CONNECTED", "FULLY_CONNECTED", "CUSTOM(Erf)", "ADD", "MUL", "FULLY_CONNECTED"]
 SQRT_HALF = np.float32(math.sqrt(0.5))
 erf = np.vectorize(math.erf)
-
-
-def fc_options(act=0):
-    return new_options("FullyConnectedOptions", fusedActivationFunction=act)
 
 
 def gelu_net(
@@ -60,15 +56,8 @@ def gelu_net(
     fc2 = net.op("FULLY_CONNECTED", [x2, net.const("w2", w2), bias2], fc_options(), name="fc2")
     erf_out = net.op("CUSTOM", [fc2], custom_code=custom_code, name="erf")
     erf_out.shape = (3, 5)
-    add_in = [erf_out, net.const("one", [one])]
-    add = net.op("ADD", add_in[::-1] if swap_add else add_in, new_options("AddOptions"), name="add")
-    mul_in = [fc1, add]
-    mul = net.op(
-        "MUL",
-        mul_in[::-1] if swap_mul else mul_in,
-        new_options("MulOptions", fusedActivationFunction=mul_act),
-        name="mul",
-    )
+    add = net.binary("ADD", erf_out, net.const("one", [one]), swap=swap_add, name="add")
+    mul = net.binary("MUL", fc1, add, swap=swap_mul, act=mul_act, name="mul")
     w3 = net.random("w3", [4, 5]) if const_w3 else net.input("w3", [4, 5])
     fc3 = net.op(
         "FULLY_CONNECTED", [mul, w3, net.random("b3", [4])], fc_options(fc3_act), name="fc3"

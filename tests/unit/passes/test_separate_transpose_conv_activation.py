@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from support.passes import Net, assert_same_outputs, kinds, new_options, optimized, origin_names
+from support.passes import Net, assert_same_outputs, kinds, optimized, origin_names, tconv_options
 
 NONE, RELU, RELU_N1_TO_1, RELU6, TANH = 0, 1, 2, 3, 4
 VALID = 1
@@ -23,9 +23,7 @@ def tconv_net(act, *, biased=True, dtype="FLOAT32", second_use=False):
         inputs.append(
             net.random("b", [2]) if dtype == "FLOAT32" else net.const("b", [1, 2], np.int32)
         )
-    options = new_options(
-        "TransposeConvOptions", padding=VALID, strideH=2, strideW=2, fusedActivationFunction=act
-    )
+    options = tconv_options(act, padding=VALID, stride=(2, 2))
     y = net.op("TRANSPOSE_CONV", inputs, options, name="tconv", outputs=[dtype])
     net.outputs(y)
     if second_use:

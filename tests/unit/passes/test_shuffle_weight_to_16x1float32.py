@@ -7,6 +7,7 @@ from one_cmds.interp import Interpreter, InterpreterError
 from support.passes import (
     Net,
     assert_same_outputs,
+    fc_options,
     kinds,
     new_options,
     op_named,
@@ -18,17 +19,12 @@ PASS = "shuffle_weight_to_16x1float32"
 SHUFFLED = 127
 
 
-def fc_options(**fields):
-    return new_options("FullyConnectedOptions", **fields)
-
-
 def fc_net(rows=32, cols=8, shape=(3, 8), bias=True, **fields):
     net = Net()
     x = net.input("x", shape)
     b = net.random("b", [rows]) if bias else None
-    y = net.op(
-        "FULLY_CONNECTED", [x, net.random("w", [rows, cols]), b], fc_options(**fields), name="fc"
-    )
+    options = new_options("FullyConnectedOptions", **fields)
+    y = net.op("FULLY_CONNECTED", [x, net.random("w", [rows, cols]), b], options, name="fc")
     net.outputs(y)
     return net.model()
 

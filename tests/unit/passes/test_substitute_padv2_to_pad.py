@@ -7,27 +7,19 @@ import pytest
 from support.passes import (
     Net,
     assert_same_outputs,
+    conv2d_options,
     kinds,
     new_options,
     op_named,
     optimized,
     origin_names,
+    pool_options,
     run_reference,
 )
 
 PASS = "substitute_padv2_to_pad"
 VALID, SAME = 1, 0
 NCHW, NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
-
-
-def pool_options(padding=VALID, size=3):
-    return new_options(
-        "Pool2DOptions", padding=padding, strideW=1, strideH=1, filterWidth=size, filterHeight=size
-    )
-
-
-def transpose(net, x, perm, name):
-    return net.op("TRANSPOSE", [x, net.const(f"{name}/perm", perm, np.int32)], name=name)
 
 
 def padv2_net(
@@ -45,23 +37,14 @@ def padv2_net(
         act = net.op("RELU", [x], name="relu")
     else:
         conv_act = 1 if source == "CONV_RELU" else 3
-        options = new_options(
-            "Conv2DOptions",
-            padding=SAME,
-            strideH=1,
-            strideW=1,
-            dilationHFactor=1,
-            dilationWFactor=1,
-            fusedActivationFunction=conv_act,
-        )
         act = net.op(
             "CONV_2D",
             [x, net.random("w", [2, 1, 1, 2]), net.random("b", [2])],
-            options,
+            conv2d_options(conv_act, padding=SAME),
             name="conv",
         )
     if nchw:
-        act = transpose(net, act, NCHW, "to_nchw")
+        act = net.transpose(act, NCHW, "to_nchw")
         paddings = [paddings[p] for p in NCHW]
     pad = net.op(
         "PADV2",
@@ -69,8 +52,9 @@ def padv2_net(
         new_options("PadV2Options"),
         name="padv2",
     )
-    pooled_in = transpose(net, pad, NHWC, "to_nhwc") if nchw else pad
-    net.outputs(net.op("MAX_POOL_2D", [pooled_in], pool_options(padding), name="pool"))
+    pooled_in = net.transpose(pad, NHWC, "to_nhwc") if nchw else pad
+    options = pool_options(size=3, padding=padding)
+    net.outputs(net.op("MAX_POOL_2D", [pooled_in], options, name="pool"))
     if second_use:
         net.outputs(net.op("NEG", [pad], name="other"))
     return net.model()

@@ -5,7 +5,7 @@ import pytest
 
 from one_cmds.ir import Tensor
 from support.passes import Net, assert_same_outputs, kinds, new_options, optimized, origin_names
-from unit.interp.test_recurrent import RELU, RELU6, RELU_N1_TO_1, SIGN_BIT, lstm_model
+from support.recurrent import RELU, RELU6, RELU_N1_TO_1, SIGN_BIT, lstm_model
 
 PASS = "unroll_unidirseqlstm"
 LSTM = "UNIDIRECTIONAL_SEQUENCE_LSTM"

@@ -57,9 +57,6 @@ class GraphEditor:
             snapshot = [op for op in self._order if id(op) not in self._removed]
         return (op for op in snapshot if id(op) not in self._removed)
 
-    def alive(self, op: Operator) -> bool:
-        return id(op) not in self._removed
-
     def producer(self, t: Tensor | None) -> Operator | None:
         """The live operator producing ``t``; None for graph inputs, constants and None."""
         return None if t is None else self._producer.get(id(t))
@@ -204,10 +201,6 @@ class GraphEditor:
         results = new.outputs if isinstance(new, Operator) else list(new)
         for o, n in zip(old.outputs, results, strict=True):
             self.replace(o, n)
-
-    def remove(self, op: Operator) -> None:
-        """Drop ``op`` when nothing reads its results any more (else keep it)."""
-        self._drop_if_dead(op)
 
     def commit(self) -> None:
         """Write the edited operator list back to the graph, in topological order."""
