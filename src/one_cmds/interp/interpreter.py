@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import OneCmdsError
 from ..ir import Graph, Model, Operator, Tensor, numpy_dtype
-from .registry import KERNELS, QuantizedOperandError
+from .registry import QuantizedOperandError, kernel_for
 
 Observer = Callable[[Tensor, np.ndarray], None]
 """Called with every tensor an operator of graph 0 produces, right after it is computed."""
@@ -174,7 +174,7 @@ def evaluate(op: Operator, operands: list[Any], context: RunContext) -> list[np.
 
     Kernel failures (and an operator without kernel) raise :class:`InterpreterError`.
     """
-    fn = KERNELS.get(op.kind)
+    fn = kernel_for(op)
     if fn is None:
         raise InterpreterError("no kernel for this operator")
     try:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..ir import Operator
+from .qparams import is_quantized
 
 if TYPE_CHECKING:
     from .interpreter import RunContext
@@ -24,8 +25,8 @@ KernelResult = np.ndarray | Sequence[np.ndarray]
 Kernel = Callable[[Operator, Args, "RunContext"], KernelResult]
 
 KERNELS: dict[str, Kernel] = {}
-
-_QUANTIZED_TYPES = frozenset({"INT8", "UINT8", "INT16"})
+QUANTIZED_KERNELS: dict[str, Kernel] = {}
+_REAL_VALUED: set[str] = set()
 
 
 class QuantizedOperandError(Exception):
@@ -35,35 +36,55 @@ class QuantizedOperandError(Exception):
 def kernel(*opcodes: str, real_valued: bool = False) -> Callable[[Kernel], Kernel]:
     """Register ``fn`` as the kernel of each opcode (``"ADD"``, or ``"CUSTOM(Name)"``).
 
-    ``real_valued`` kernels compute on the values themselves, so they refuse quantized
-    integer tensors (whose values mean ``scale * (q - zero_point)``) instead of computing
-    garbage; data-movement kernels leave it off and accept any dtype.
+    ``real_valued`` kernels compute on the values themselves: given quantized integer tensors
+    (whose values mean ``scale * (q - zero_point)``) they hand over to the opcode's
+    :func:`quantized_kernel`, or refuse when it has none, instead of computing garbage;
+    data-movement kernels leave it off and accept any dtype.
     """
 
     def add(fn: Kernel) -> Kernel:
-        registered = _refusing_quantized(fn) if real_valued else fn
         for opcode in opcodes:
             if opcode in KERNELS:
                 raise ValueError(f"two kernels for {opcode}")
-            KERNELS[opcode] = registered
+            KERNELS[opcode] = fn
+            if real_valued:
+                _REAL_VALUED.add(opcode)
         return fn
 
     return add
 
 
-def _refusing_quantized(fn: Kernel) -> Kernel:
-    @functools.wraps(fn)
-    def run(op: Operator, args: Args, ctx: RunContext) -> KernelResult:
-        for t in (*op.inputs, *op.outputs):
-            if t is not None and t.dtype in _QUANTIZED_TYPES and _has_scale(t.quant):
-                raise QuantizedOperandError(
-                    f"quantized {t.dtype} tensor {t.name!r} is not supported "
-                    "(this kernel computes on real values)"
-                )
-        return fn(op, args, ctx)
+def quantized_kernel(*opcodes: str) -> Callable[[Kernel], Kernel]:
+    """Register ``fn`` as the kernel of each opcode when an operand or result is a quantized
+    integer tensor (LiteRT's integer arithmetic)."""
 
-    return run
+    def add(fn: Kernel) -> Kernel:
+        for opcode in opcodes:
+            if opcode in QUANTIZED_KERNELS:
+                raise ValueError(f"two quantized kernels for {opcode}")
+            QUANTIZED_KERNELS[opcode] = fn
+        return fn
+
+    return add
 
 
-def _has_scale(quant: Any) -> bool:
-    return quant is not None and quant.scale is not None and len(quant.scale) > 0
+def kernel_for(op: Operator) -> Kernel | None:
+    """The kernel that runs ``op``: its quantized kernel when a tensor of it is quantized,
+    else the registered one (None when there is none). A real-valued kernel without a
+    quantized version refuses quantized tensors."""
+    kind = op.kind
+    quantized = next((t for t in (*op.inputs, *op.outputs) if is_quantized(t)), None)
+    if quantized is None:
+        return KERNELS.get(kind)
+    if kind in QUANTIZED_KERNELS:
+        return QUANTIZED_KERNELS[kind]
+    if kind in _REAL_VALUED:
+        return functools.partial(_refuse, quantized)
+    return KERNELS.get(kind)
+
+
+def _refuse(tensor: Any, op: Operator, args: Args, ctx: RunContext) -> KernelResult:
+    raise QuantizedOperandError(
+        f"quantized {tensor.dtype} tensor {tensor.name!r} is not supported "
+        "(this kernel computes on real values)"
+    )

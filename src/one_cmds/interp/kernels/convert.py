@@ -8,7 +8,9 @@ import math
 import numpy as np
 
 from ...ir import Tensor, numpy_dtype
+from ..fixedpoint import multiply_by_quantized_multiplier, quantize_multiplier
 from ..interpreter import InterpreterError
+from ..qparams import channel_params, per_tensor
 from ..registry import kernel
 
 
@@ -31,9 +33,9 @@ def quantize(op, args, ctx):
     out = op.outputs[0]
     info = np.iinfo(numpy_dtype(out.dtype))
     if np.issubdtype(x.dtype, np.integer):
-        q = _requantize(x, _per_tensor(op.inputs[0]), _per_tensor(out))
+        q = _requantize(x, per_tensor(op.inputs[0]), per_tensor(out))
     else:
-        scale, zero_point = _channel_params(out, x.ndim)
+        scale, zero_point = channel_params(out, x.ndim)
         r = (x.astype(np.float32) / scale.astype(np.float32)).astype(np.float64)
         q = np.sign(r) * np.floor(np.abs(r) + 0.5) + zero_point
     return np.clip(q, info.min, info.max).astype(info.dtype)
@@ -91,53 +93,8 @@ def _dequantize_params(tensor: Tensor, shape: tuple[int, ...]) -> tuple[np.ndarr
     return scale[channel].reshape(broadcast), zero_point[channel].reshape(broadcast)
 
 
-def _channel_params(tensor: Tensor, rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """(scale, zero point) as float64/int64 arrays broadcastable against the tensor."""
-    q = tensor.quant
-    if q is None or q.scale is None or len(q.scale) == 0:
-        raise InterpreterError(f"tensor {tensor.name!r} has no quantization parameters")
-    scale = np.asarray(q.scale, np.float64)
-    zero_point = np.zeros(len(scale), np.int64) if q.zero_point is None else q.zero_point
-    zero_point = np.asarray(zero_point, np.int64)
-    if len(scale) == 1:
-        return scale.reshape(()), zero_point.reshape(())
-    shape = [1] * rank
-    shape[q.quantized_dimension] = len(scale)
-    return scale.reshape(shape), zero_point.reshape(shape)
-
-
-def _per_tensor(tensor: Tensor) -> tuple[float, int]:
-    q = tensor.quant
-    if q is not None and q.scale is not None and len(q.scale) > 1:
-        raise InterpreterError(f"requantizing per-channel tensor {tensor.name!r} is not supported")
-    scale, zero_point = _channel_params(tensor, 0)
-    return float(scale), int(zero_point)
-
-
 def _requantize(x: np.ndarray, source: tuple[float, int], target: tuple[float, int]) -> np.ndarray:
-    """``(x - zp_in) * scale_in / scale_out + zp_out`` in LiteRT's fixed point (double rounding:
-    a rounding doubling high multiply, then a rounding right shift)."""
-    multiplier, shift = _quantize_multiplier(source[0] / target[0])
+    """``(x - zp_in) * scale_in / scale_out + zp_out`` in LiteRT's fixed point."""
+    multiplier, shift = quantize_multiplier(source[0] / target[0])
     value = np.asarray(x, np.int64) - source[1]
-    value = (value << max(shift, 0)).astype(np.int32).astype(np.int64)
-    product = value * multiplier
-    product += np.where(product >= 0, 1 << 30, 1 - (1 << 30))
-    high = np.where(product >= 0, product >> 31, -(-product >> 31))  # division toward zero
-    right = max(-shift, 0)
-    mask = (1 << right) - 1
-    threshold = (mask >> 1) + (high < 0)
-    return (high >> right) + ((high & mask) > threshold) + target[1]
-
-
-def _quantize_multiplier(real: float) -> tuple[int, int]:
-    """LiteRT's QuantizeMultiplier: ``real = multiplier * 2**(shift - 31)``, multiplier < 2**31."""
-    if real == 0:
-        return 0, 0
-    fraction, shift = math.frexp(real)
-    multiplier = math.floor(fraction * (1 << 31) + 0.5)
-    if multiplier == 1 << 31:
-        multiplier //= 2
-        shift += 1
-    if shift < -31:
-        return 0, 0
-    return multiplier, shift
+    return multiply_by_quantized_multiplier(value, multiplier, shift) + target[1]
