@@ -1,0 +1,85 @@
+"""Weight quantization (quantization.md §7): uint8 asymmetric per layer or per channel,
+int16 symmetric per channel; element arithmetic in float32, multiplying by float32(1/s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .qparams import SYMMETRIC_MAX, UINT8_MAX, Range, asymmetric_uint8, symmetric
+from .rounding import round_away
+
+# Weight operand index and channel axis of the operators whose weights are quantized.
+WEIGHT_CHANNEL_AXIS = {
+    "CONV_2D": (1, 0),
+    "TRANSPOSE_CONV": (1, 0),
+    "DEPTHWISE_CONV_2D": (1, 3),
+    "FULLY_CONNECTED": (1, 0),
+}
+
+
+@dataclass(frozen=True)
+class QuantizedWeights:
+    """Integer values and, per channel (or one for the layer), the ranges used."""
+
+    values: np.ndarray
+    ranges: list[Range]
+    axis: int | None
+
+
+def _slices(w: np.ndarray, axis: int | None) -> list[np.ndarray]:
+    if axis is None:
+        return [w]
+    return [np.take(w, c, axis=axis) for c in range(w.shape[axis])]
+
+
+def _broadcast(values: list, axis: int | None, rank: int) -> np.ndarray:
+    arr = np.asarray(values, np.float32)
+    if axis is None:
+        return arr.reshape(())
+    shape = [1] * rank
+    shape[axis] = -1
+    return arr.reshape(shape)
+
+
+def quantize_weights(w: np.ndarray, dtype: str, axis: int | None) -> QuantizedWeights:
+    """Quantize float32 ``w`` ("uint8" asymmetric, or "int16" symmetric) over the whole
+    tensor (``axis`` None) or per slice along ``axis``."""
+    w = np.asarray(w, np.float32)
+    ranges = [
+        asymmetric_uint8(float(s.min()), float(s.max()))
+        if dtype == "uint8"
+        else symmetric(float(s.min()), float(s.max()), dtype)
+        for s in _slices(w, axis)
+    ]
+    return QuantizedWeights(requantize(w, ranges, axis, dtype, clip=True), ranges, axis)
+
+
+def requantize(
+    w: np.ndarray, ranges: list[Range], axis: int | None, dtype: str, *, clip: bool
+) -> np.ndarray:
+    """The integers of float32 ``w`` under given ranges (stage 3 re-quantizes stored
+    ranges without clipping)."""
+    w = np.asarray(w, np.float32)
+    nudged_min = _broadcast([r.nudged_min for r in ranges], axis, w.ndim)
+    nudged_max = _broadcast([r.nudged_max for r in ranges], axis, w.ndim)
+    inverse = _broadcast([np.float32(1.0) / r.scale for r in ranges], axis, w.ndim)
+    x = np.clip(w, nudged_min, nudged_max) if clip else w
+    if dtype == "uint8":
+        q = round_away((x - nudged_min).astype(np.float32) * inverse)
+        return np.clip(q, 0, UINT8_MAX).astype(np.uint8)
+    k = SYMMETRIC_MAX[dtype]
+    q = round_away((x * inverse).astype(np.float32))
+    return np.clip(q, -k, k).astype(np.int16 if dtype == "int16" else np.int8)
+
+
+def fake_quantized(w: np.ndarray, dtype: str, axis: int | None) -> tuple[np.ndarray, list[Range]]:
+    """Stage 1: the weights quantized then dequantized back to float32, with the ranges."""
+    quantized = quantize_weights(w, dtype, axis)
+    scale = _broadcast([r.scale for r in quantized.ranges], axis, np.ndim(w))
+    q = quantized.values.astype(np.float32)
+    if dtype == "uint8":
+        nudged_min = _broadcast([r.nudged_min for r in quantized.ranges], axis, np.ndim(w))
+        return (q * scale + nudged_min).astype(np.float32), quantized.ranges
+    return (q * scale).astype(np.float32), quantized.ranges
