@@ -1,0 +1,185 @@
+"""Calibration records (quantization.md §3.4, §3.5): one array per model input, per record.
+
+Formats: ``h5``/``hdf5`` (group ``value``, one subgroup per record, one dataset per input),
+``list``/``filelist`` (a text file: per line one raw file with every input concatenated, or one
+raw file per input), ``dir``/``directory`` (every regular file, sorted by name, is one record
+in the concatenated raw layout), ``npz`` (project addition: one array per input named
+``0``, ``1``, … with a leading record axis) and ``npy`` (project addition: a single-input model's
+records stacked on a leading axis). Without data: three seeded random records.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from ..ir import Tensor, numpy_dtype
+from .errors import QuantizeError
+
+Record = list[np.ndarray]
+
+FORMATS = {
+    "h5": "h5",
+    "hdf5": "h5",
+    "list": "list",
+    "filelist": "list",
+    "dir": "dir",
+    "directory": "dir",
+    "npz": "npz",
+    "npy": "npy",
+}
+RANDOM_RECORDS = 3
+
+
+def records(inputs: Sequence[Tensor], path: str | None, fmt: str = "h5") -> Iterator[Record]:
+    """The calibration records for a model with graph inputs ``inputs``."""
+    if path is None:
+        return _random(inputs)
+    kind = FORMATS.get(fmt)
+    if kind is None:
+        raise QuantizeError("Unsupported input data format")
+    return {"h5": _h5, "list": _list, "dir": _dir, "npz": _npz, "npy": _npy}[kind](inputs, path)
+
+
+def _shape(t: Tensor) -> tuple[int, ...]:
+    if any(d is None or d == 0 for d in t.shape):
+        raise QuantizeError(f"input '{t.name}' has an unknown or empty dimension: resize it first")
+    return tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
+
+
+def _dtype(t: Tensor) -> np.dtype:
+    dtype = numpy_dtype(t.dtype)
+    if dtype is None:
+        raise QuantizeError(f"input '{t.name}' has type {t.dtype}, which records cannot hold")
+    return dtype
+
+
+def _random(inputs: Sequence[Tensor]) -> Iterator[Record]:
+    rng = np.random.default_rng(0)
+    for _ in range(RANDOM_RECORDS):
+        record = []
+        for t in inputs:
+            shape = _shape(t)
+            if t.dtype == "FLOAT32":
+                record.append(rng.uniform(-5, 5, shape).astype(np.float32))
+            elif t.dtype in ("INT32", "INT64"):
+                record.append(rng.integers(0, 100, shape, endpoint=True).astype(_dtype(t)))
+            elif t.dtype == "BOOL":
+                record.append(rng.integers(0, 1, shape, endpoint=True).astype(bool))
+            else:
+                raise QuantizeError(f"input '{t.name}': no random data for type {t.dtype}")
+        yield record
+
+
+def _h5(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    import h5py
+
+    try:
+        handle = h5py.File(path, "r")
+    except OSError:
+        raise QuantizeError(f"Given data file is not HDF5 ({path})") from None
+    with handle:
+        group = handle["value"]
+        for name in sorted(group, key=_numeric):
+            record = group[name]
+            if len(record) != len(inputs):
+                raise QuantizeError(f"Wrong number of inputs (record {name} of {path})")
+            yield [_h5_input(record, str(i), t, name) for i, t in enumerate(inputs)]
+
+
+def _numeric(name: str) -> tuple[int, str]:
+    return (int(name), "") if name.isdigit() else (math.inf, name)  # type: ignore[return-value]
+
+
+def _h5_input(record, key: str, t: Tensor, name: str) -> np.ndarray:
+    data = np.asarray(record[key])
+    shape, dtype = _shape(t), _dtype(t)
+    if data.size != math.prod(shape):
+        raise QuantizeError(f"Buffer size does not match (record {name}, input '{t.name}')")
+    if data.dtype != dtype:
+        raise QuantizeError(
+            f"record {name}, input '{t.name}' holds {data.dtype}, the model expects {dtype}"
+        )
+    return data.reshape(shape)
+
+
+def _split(raw: bytes, inputs: Sequence[Tensor], where: str) -> Record:
+    """One record from the concatenated raw layout."""
+    sizes = [math.prod(_shape(t)) * _dtype(t).itemsize for t in inputs]
+    if len(raw) != sum(sizes):
+        raise QuantizeError(f"Input tensor size mismatches ({where})")
+    record, offset = [], 0
+    for t, size in zip(inputs, sizes, strict=True):
+        chunk = np.frombuffer(raw, _dtype(t).newbyteorder("<"), size // _dtype(t).itemsize, offset)
+        record.append(chunk.astype(_dtype(t)).reshape(_shape(t)))
+        offset += size
+    return record
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        raise QuantizeError(f"Cannot open file: {path}") from None
+
+
+def _list(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [line.split() for line in f if line.strip()]
+    except (OSError, UnicodeDecodeError):
+        raise QuantizeError(f"Cannot open file: {path}") from None
+    for number, files in enumerate(lines, 1):
+        if len(files) == 1:
+            yield _split(_read(files[0]), inputs, f"{path} line {number}")
+        elif len(files) == len(inputs):
+            yield [_split(_read(f), [t], f"{f}")[0] for f, t in zip(files, inputs, strict=True)]
+        else:
+            raise QuantizeError(f"Wrong number of inputs ({path} line {number})")
+
+
+def _dir(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    if not os.path.isdir(path):
+        raise QuantizeError(f"Cannot open directory: {path}")
+    for name in sorted(os.listdir(path)):
+        full = os.path.join(path, name)
+        if os.path.isfile(full):
+            yield _split(_read(full), inputs, full)
+
+
+def _load(path: str):
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        raise QuantizeError(f"Cannot open file: {path}") from None
+
+
+def _stacked(arrays: Sequence[np.ndarray], inputs: Sequence[Tensor], path: str):
+    for t, a in zip(inputs, arrays, strict=True):
+        if a.shape[1:] != _shape(t):
+            raise QuantizeError(
+                f"Input tensor size mismatches ({path}: input '{t.name}' records have shape "
+                f"{list(a.shape[1:])}, the model expects {list(_shape(t))})"
+            )
+    count = len(arrays[0]) if arrays else 0
+    for i in range(count):
+        yield [a[i].astype(_dtype(t)) for a, t in zip(arrays, inputs, strict=True)]
+
+
+def _npz(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    with _load(path) as archive:
+        missing = [str(i) for i in range(len(inputs)) if str(i) not in archive]
+        if missing:
+            raise QuantizeError(f"Wrong number of inputs ({path} has no array '{missing[0]}')")
+        arrays = [archive[str(i)] for i in range(len(inputs))]
+    return _stacked(arrays, inputs, path)
+
+
+def _npy(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    if len(inputs) != 1:
+        raise QuantizeError(f"Wrong number of inputs (an .npy file feeds one input: {path})")
+    return _stacked([_load(path)], inputs, path)
