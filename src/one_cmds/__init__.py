@@ -6,7 +6,7 @@ Python API: :func:`load`, :func:`save`, :func:`build`, :func:`optimize`, :func:`
 
 from typing import Any
 
-from .api import build, load, optimize, save
+from .api import build, load, optimize, quantize, save
 from .errors import OneCmdsError
 from .ir import Graph, Model, Operator, Tensor
 
@@ -20,6 +20,7 @@ __all__ = [
     "build",
     "load",
     "optimize",
+    "quantize",
     "resize",
     "save",
 ]

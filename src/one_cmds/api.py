@@ -68,3 +68,21 @@ def optimize(model: Model, passes: Sequence[str] | str = (), **options: Any) -> 
     raw.update(options)
     settings = convert_values(OPTIMIZE, raw, source)
     return run_passes(model, build_options(OPTIMIZE, main=source, section=settings), copy=True)
+
+
+def quantize(model: Model, **options: Any) -> Model:
+    """Return a quantized copy of ``model`` (the ``one-quantize`` default pipeline).
+
+    ``options`` are ``[one-quantize]`` keys: ``quantized_dtype="uint8"`` (or ``"int16"``),
+    ``granularity="layer"`` (or ``"channel"``), ``input_data``/``input_data_format``
+    (random records when absent), ``mode``, ``min_percentile``, ``input_type="float32"``, ...
+    """
+    from .config.resolve import build_options, convert_values
+    from .config.source import Source
+    from .stages.quantize import run_quantize_step
+
+    source = Source(place="one_cmds.quantize()")
+    raw: dict[str, object] = {"input_path": "<memory>", "output_path": "<memory>", **options}
+    settings = convert_values("one-quantize", raw, source)
+    step_options = build_options("one-quantize", main=source, section=settings)
+    return run_quantize_step(model.copy(), step_options)

@@ -94,6 +94,10 @@ def _stage(driver: str) -> StageSpec:
         from .stages.optimize import optimize
 
         return StageSpec(optimize)
+    if driver == "one-quantize":
+        from .stages.quantize import run_quantize_step
+
+        return StageSpec(run_quantize_step)
     raise UnsupportedError(f"{driver} is not supported")
 
 

@@ -24,6 +24,9 @@ DATA_FORMATS = {
     "filelist": "list",
     "dir": "dir",
     "directory": "dir",
+    # project additions (quantization.md §3.4): arrays with a leading record axis
+    "npz": "npz",
+    "npy": "npy",
 }
 # The mode flags in dispatch precedence (quantization.md §2); "default" when none is set.
 QUANTIZE_ACTIONS = ("ampq", "force_quantparam", "copy_quantparam", "fake_quantize", "requantize")

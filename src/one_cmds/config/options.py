@@ -75,7 +75,7 @@ class QuantizeOptions(StepOptions):
     """``one-quantize`` (§17.4) after defaults and verification."""
 
     input_data: str | None = None
-    input_data_format: Literal["h5", "list", "dir"] = "h5"
+    input_data_format: Literal["h5", "list", "dir", "npz", "npy"] = "h5"
     save_intermediate: bool = False
     input_model_dtype: str = "float32"
     quantized_dtype: Literal["uint8", "int16"] = "uint8"

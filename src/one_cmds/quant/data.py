@@ -1,8 +1,8 @@
 """Calibration records (quantization.md §3.4, §3.5): one array per model input, per record.
 
-Formats: ``h5``/``hdf5`` (group ``value``, one subgroup per record, one dataset per input),
-``list``/``filelist`` (a text file: per line one raw file with every input concatenated, or one
-raw file per input), ``dir``/``directory`` (every regular file, sorted by name, is one record
+Formats: ``h5`` (group ``value``, one subgroup per record, one dataset per input), ``list``
+(a text file: per line one raw file with every input concatenated, or one raw file per
+input), ``dir`` (every regular file, sorted by name, is one record
 in the concatenated raw layout), ``npz`` (project addition: one array per input named
 ``0``, ``1``, … with a leading record axis) and ``npy`` (project addition: a single-input model's
 records stacked on a leading axis). Without data: three seeded random records.
@@ -21,27 +21,18 @@ from .errors import QuantizeError
 
 Record = list[np.ndarray]
 
-FORMATS = {
-    "h5": "h5",
-    "hdf5": "h5",
-    "list": "list",
-    "filelist": "list",
-    "dir": "dir",
-    "directory": "dir",
-    "npz": "npz",
-    "npy": "npy",
-}
 RANDOM_RECORDS = 3
 
 
 def records(inputs: Sequence[Tensor], path: str | None, fmt: str = "h5") -> Iterator[Record]:
-    """The calibration records for a model with graph inputs ``inputs``."""
+    """The calibration records for a model with graph inputs ``inputs``; ``fmt`` is a format
+    name as the option checks normalize it (``h5``, ``list``, ``dir``, ``npz``, ``npy``)."""
     if path is None:
         return _random(inputs)
-    kind = FORMATS.get(fmt)
-    if kind is None:
+    reader = _READERS.get(fmt)
+    if reader is None:
         raise QuantizeError("Unsupported input data format")
-    return {"h5": _h5, "list": _list, "dir": _dir, "npz": _npz, "npy": _npy}[kind](inputs, path)
+    return reader(inputs, path)
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
@@ -183,3 +174,6 @@ def _npy(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     if len(inputs) != 1:
         raise QuantizeError(f"Wrong number of inputs (an .npy file feeds one input: {path})")
     return _stacked([_load(path)], inputs, path)
+
+
+_READERS = {"h5": _h5, "list": _list, "dir": _dir, "npz": _npz, "npy": _npy}

@@ -67,7 +67,7 @@ def test_h5_records(tmp_path):
         for i, record in enumerate(expected_records()):
             for j, a in enumerate(record):
                 f.create_dataset(f"value/{i}/{j}", data=a)
-    check(list(records(two_input_model().main.inputs, str(path), "hdf5")))
+    check(list(records(two_input_model().main.inputs, str(path), "h5")))
 
 
 def test_list_records_concatenated_and_one_file_per_input(tmp_path):

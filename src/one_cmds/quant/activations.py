@@ -1,0 +1,75 @@
+"""Activation qparams (quantization.md §9, §10): every non-constant float32 tensor with a
+recorded range becomes uint8 (asymmetric) or int16 (symmetric); operators with fixed output
+ranges (LOGISTIC, TANH, SOFTMAX) and integer-valued ones (FLOOR, ...) get theirs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Graph, QuantParam, Tensor
+from .qparams import asymmetric_uint8, symmetric
+from .rounding import round_away
+
+DTYPES = {"uint8": "UINT8", "int16": "INT16"}
+TANH_ACTIVATION = 4
+
+# Output (scale, zero point) of the fixed-range operators, per model dtype.
+FIXED = {
+    "LOGISTIC": {"uint8": (1 / 256, 0), "int16": (1 / 32768, 0)},
+    "TANH": {"uint8": (2 / 256, 128), "int16": (1 / 32768, 0)},
+    "SOFTMAX": {"uint8": (1 / 255, 0), "int16": (1 / 32767, 0)},
+}
+INTEGER_VALUED = frozenset({"FLOOR", "FLOOR_DIV", "FLOOR_MOD", "CEIL"})
+
+
+def has_range(t: Tensor) -> bool:
+    q = t.quant
+    return q is not None and q.min is not None and q.max is not None and len(q.min) > 0
+
+
+def range_qparam(t: Tensor, dtype: str) -> QuantParam:
+    """The qparam of ``dtype`` for ``t``'s recorded range (the range is kept)."""
+    lo, hi = float(t.quant.min[0]), float(t.quant.max[0])  # type: ignore[index,union-attr]
+    r = asymmetric_uint8(lo, hi) if dtype == "uint8" else symmetric(lo, hi, dtype)
+    return QuantParam(
+        scale=np.array([r.scale], np.float32),
+        zero_point=np.array([r.zero_point], np.int64),
+        min=t.quant.min,  # type: ignore[union-attr]
+        max=t.quant.max,  # type: ignore[union-attr]
+    )
+
+
+def quantize_activations(graph: Graph, dtype: str) -> None:
+    """§9: every non-constant float32 tensor with a range gets ``dtype``'s qparam."""
+    for t in graph.referenced_tensors():
+        if t.dtype == "FLOAT32" and not t.is_constant and has_range(t):
+            t.quant = range_qparam(t, dtype)
+            t.dtype = DTYPES[dtype]
+
+
+def fixed_output_qparams(graph: Graph, dtype: str) -> None:
+    """§10: fixed-range outputs and integer scales."""
+    for op in graph.operators:
+        out = op.outputs[0] if op.outputs else None
+        if out is None or out.quant is None or out.quant.scale is None:
+            continue
+        kind = op.opcode
+        if getattr(op.options, "fusedActivationFunction", 0) == TANH_ACTIVATION:
+            kind = "TANH"
+        if kind in FIXED:
+            scale, zero_point = FIXED[kind][dtype]
+            out.quant = QuantParam(
+                scale=np.array([scale], np.float32),
+                zero_point=np.array([zero_point], np.int64),
+                min=out.quant.min,
+                max=out.quant.max,
+            )
+        elif kind in INTEGER_VALUED:
+            s = float(out.quant.scale[0])
+            integer = 1.0 if s < 1 else float(round_away(s))
+            out.quant = QuantParam(
+                scale=np.array([integer], np.float32),
+                zero_point=out.quant.zero_point,
+                min=out.quant.min,
+                max=out.quant.max,
+            )

@@ -1,0 +1,121 @@
+"""Qparam propagation (quantization.md §11.1, §11.2)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..ir import Graph, Operator, QuantParam, Tensor
+from .activations import DTYPES
+from .rounding import round_away
+
+# Operators whose inputs take the output's qparam (§11.1), with their value inputs.
+_BACKWARD_ALL = {"CONCATENATION": None, "PACK": None, "ONE_HOT": (2, 3), "PADV2": (0, 2)}
+_BACKWARD_SINGLE = ("RESHAPE", "TRANSPOSE")
+# Operators whose output takes the qparam of one input (§11.2): opcode -> input index.
+_FORWARD = {
+    "GATHER": 0,
+    "RESHAPE": 0,
+    "TRANSPOSE": 0,
+    "STRIDED_SLICE": 0,
+    "SPLIT": 1,
+    "SPLIT_V": 0,
+    "UNPACK": 0,
+}
+LOWEST_FLOAT32 = float(np.finfo(np.float32).min)
+INTEGER_LIMITS = {"uint8": (0, 255), "int16": (-32767, 32767)}
+
+
+def _quantized(t: Tensor | None) -> bool:
+    return t is not None and t.quant is not None and t.quant.scale is not None
+
+
+def _const_with(t: Tensor, qparam: QuantParam, dtype: str) -> Tensor:
+    """A copy of float constant ``t`` quantized with ``qparam`` (``round(x/s) + zp``)."""
+    s, zp = float(qparam.scale[0]), int(qparam.zero_point[0])  # type: ignore[index]
+    q = np.clip(round_away(np.asarray(t.data, np.float64) / s) + zp, -(2**31), 2**31 - 1)
+    lo, hi = INTEGER_LIMITS[dtype]
+    new = Tensor.constant(t.name, np.clip(q, lo, hi), DTYPES[dtype])
+    new.quant = copy.copy(qparam)
+    return new
+
+
+def backward(graph: Graph, dtype: str) -> None:
+    """§11.1, one pass in reverse order."""
+    consumers = graph.consumers()
+    for op in reversed(graph.operators):
+        out = op.outputs[0] if op.outputs else None
+        if out is None or not _quantized(out):
+            continue
+        if op.opcode in _BACKWARD_ALL:
+            if op.opcode == "PADV2" and _pads_lowest(op):
+                _forward_padv2(op, dtype)
+                continue
+            if getattr(op.options, "fusedActivationFunction", 0):
+                continue  # constants keep their own range (§11.3)
+            indices = _BACKWARD_ALL[op.opcode] or range(len(op.inputs))
+            for i in indices:
+                t = op.inputs[i] if i < len(op.inputs) else None
+                if t is None:
+                    continue
+                if t.is_constant and t.dtype == "FLOAT32":
+                    op.inputs[i] = _const_with(t, out.quant, dtype)  # type: ignore[arg-type]
+                elif not t.is_constant and len(consumers[t]) == 1:
+                    t.quant = copy.copy(out.quant)
+        elif op.opcode in _BACKWARD_SINGLE:
+            t = op.inputs[0]
+            if not t.is_constant and len(consumers[t]) == 1 and _quantized(t):
+                t.quant = copy.copy(out.quant)
+
+
+def _pads_lowest(op: Operator) -> bool:
+    pad = op.inputs[2] if len(op.inputs) > 2 else None
+    value = None if pad is None else pad.data
+    return value is not None and value.size == 1 and float(value.reshape(-1)[0]) == LOWEST_FLOAT32
+
+
+def _forward_padv2(op: Operator, dtype: str) -> None:
+    source = op.inputs[0]
+    if not _quantized(source):
+        return
+    op.outputs[0].quant = copy.copy(source.quant)
+    if op.inputs[2].dtype == "FLOAT32":
+        op.inputs[2] = _const_with(op.inputs[2], source.quant, dtype)  # type: ignore[arg-type]
+
+
+def forward(graph: Graph, *, tf_style_maxpool: bool) -> None:
+    """§11.2, repeated until nothing changes: scale, zero point and quantized dimension."""
+    rules = dict(_FORWARD)
+    if tf_style_maxpool:
+        rules["MAX_POOL_2D"] = 0
+    changed = True
+    while changed:
+        changed = False
+        for op in graph.operators:
+            index = rules.get(op.opcode)
+            source = op.inputs[index] if index is not None and index < len(op.inputs) else None
+            if not _quantized(source):
+                continue
+            for out in op.outputs:
+                if _quantized(out) and _copy_scale(source, out):
+                    changed = True
+
+
+def _copy_scale(source: Tensor, target: Tensor) -> bool:
+    s, t = source.quant, target.quant
+    same = (
+        np.array_equal(s.scale, t.scale)  # type: ignore[union-attr]
+        and np.array_equal(s.zero_point, t.zero_point)  # type: ignore[union-attr]
+        and s.quantized_dimension == t.quantized_dimension  # type: ignore[union-attr]
+    )
+    if same:
+        return False
+    target.quant = QuantParam(
+        scale=s.scale,  # type: ignore[union-attr]
+        zero_point=s.zero_point,  # type: ignore[union-attr]
+        min=t.min,  # type: ignore[union-attr]
+        max=t.max,  # type: ignore[union-attr]
+        quantized_dimension=s.quantized_dimension,  # type: ignore[union-attr]
+    )
+    return True

@@ -1,0 +1,50 @@
+"""The ``one-quantize`` step (quantization.md §1): weights fake-quantization, calibration on
+the interpreter, quantize-with-minmax, on the in-memory model.
+
+Implemented so far: the default pipeline with uint8 (layer or channel) and int16 (channel),
+calibration data in every format, ``input_type``/``output_type``. Not yet: ``quant_config``
+mixed precision, ``evaluate_result``, the other modes (force_quantparam, copy_quantparam,
+fake_quantize, requantize, ampq); enabling one of them is an error naming it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import UnsupportedError
+from ..formats.writer import save
+from ..ir import Model
+from ..quant.data import records
+from ..quant.pipeline import (
+    calibrate,
+    check_supported,
+    fake_quantize_weights,
+    quantize_with_minmax,
+)
+
+
+def run_quantize_step(model: Model, options: Any) -> Model:
+    """Quantize ``model`` in place as the step's options say."""
+    if options.action != "default":
+        raise UnsupportedError(f"one-quantize: {options.action} is not implemented yet")
+    if options.evaluate_result:
+        raise UnsupportedError("one-quantize: evaluate_result is not implemented yet")
+    dtype, granularity = options.quantized_dtype.lower(), options.granularity.lower()
+    check_supported(dtype, granularity)
+    fake_quantize_weights(model, dtype, granularity)
+    _intermediate(model, options, "weights_fake_quant")
+    data = records(model.main.inputs, options.input_data, options.input_data_format)
+    calibrate(model, data, options)
+    _intermediate(model, options, "minmax_recorded")
+    quantize_with_minmax(model, options)
+    return model
+
+
+def _intermediate(model: Model, options: Any, suffix: str) -> None:
+    """``<b>.<suffix>.circle`` next to the output, with ``save_intermediate`` (cli §16)."""
+    if not options.save_intermediate:
+        return
+    base = os.path.splitext(os.path.basename(options.input_path))[0]
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(options.output_path)))
+    save(model, os.path.join(folder, f"{base}.{suffix}.circle"))

@@ -1,0 +1,56 @@
+"""The default quantization pipeline end to end: uint8 layer-wise models run in LiteRT and
+stay close to the float model; int16 channel-wise models have the structure of §14."""
+
+import numpy as np
+import pytest
+
+import one_cmds
+from one_cmds.errors import OneCmdsError
+from support.litert import BUILTIN, REFERENCE, random_inputs, run_model
+
+FLOAT_IO = {"input_type": "float32", "output_type": "float32"}
+
+
+@pytest.mark.parametrize(
+    ("name", "tolerance"), [("mobilenet_tiny.tflite", 0.02), ("add2.tflite", 0.1)]
+)
+def test_uint8_layer_model_runs_in_litert_close_to_float(fixture_path, name, tolerance):
+    model = one_cmds.load(fixture_path(name))
+    inputs = random_inputs(model, seed=4)
+    data = {str(i): x[None] for i, x in enumerate(inputs)}
+    path = fixture_path("..") + f"/../{name}.npz"
+    np.savez(path, **data)
+    try:
+        quantized = one_cmds.quantize(model, input_data=path, input_data_format="npz", **FLOAT_IO)
+    finally:
+        import os
+
+        os.remove(path)
+    want = run_model(model, inputs, BUILTIN)
+    got = run_model(quantized, inputs, REFERENCE)
+    for w, g in zip(want, got, strict=True):
+        assert np.max(np.abs(w - g)) <= tolerance * max(1.0, float(np.max(np.abs(w))))
+    kinds = [op.kind for op in quantized.main.operators]
+    assert kinds[0] == "QUANTIZE" and kinds[-1] == "DEQUANTIZE"
+    assert model.main.inputs[0].dtype == "FLOAT32", "the input model is untouched"
+
+
+def test_int16_channel_structure(fixture_path):
+    model = one_cmds.load(fixture_path("mobilenet_tiny.tflite"))
+    q = one_cmds.quantize(model, quantized_dtype="int16", granularity="channel")
+    conv = next(op for op in q.main.operators if op.opcode == "CONV_2D")
+    x, w, b = conv.inputs[:3]
+    assert (x.dtype, w.dtype, b.dtype, conv.outputs[0].dtype) == (
+        "INT16",
+        "INT16",
+        "INT64",
+        "INT16",
+    )
+    assert int(x.quant.zero_point[0]) == 0 and len(w.quant.scale) == w.shape[0]
+    assert w.quant.min is None and x.quant.min is None, "ranges are cleared at the end"
+
+
+def test_layer_wise_int16_is_refused(fixture_path):
+    model = one_cmds.load(fixture_path("add2.tflite"))
+    with pytest.raises(OneCmdsError, match=r"Layer-wise quantization only supports uint8 dtype\."):
+        one_cmds.quantize(model, quantized_dtype="int16", granularity="layer")
