@@ -2,9 +2,9 @@
 the interpreter, quantize-with-minmax, on the in-memory model.
 
 Implemented so far: the default pipeline with uint8 (layer or channel) and int16 (channel),
-calibration data in every format, ``input_type``/``output_type``. Not yet: ``quant_config``
-mixed precision, ``evaluate_result``, the other modes (force_quantparam, copy_quantparam,
-fake_quantize, requantize, ampq); enabling one of them is an error naming it.
+calibration data in every format, ``input_type``/``output_type``, and the modes
+force_quantparam, copy_quantparam and requantize. Not yet: ``quant_config`` mixed precision,
+``evaluate_result``, fake_quantize and ampq; enabling one of them is an error naming it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..errors import UnsupportedError
 from ..formats.writer import save
 from ..ir import Model
 from ..quant.data import records
+from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
 from ..quant.pipeline import (
     calibrate,
     check_supported,
@@ -26,8 +27,18 @@ from ..quant.pipeline import (
 
 def run_quantize_step(model: Model, options: Any) -> Model:
     """Quantize ``model`` in place as the step's options say."""
-    if options.action != "default":
-        raise UnsupportedError(f"one-quantize: {options.action} is not implemented yet")
+    action = options.action
+    if action == "force_quantparam":
+        force_quantparam(model, options.tensor_name, options.scale, options.zero_point)
+        return model
+    if action == "copy_quantparam":
+        copy_quantparam(model, options.src_tensor_name, options.dst_tensor_name)
+        return model
+    if action == "requantize":
+        requantize_int8_to_uint8(model)
+        return model
+    if action != "default":
+        raise UnsupportedError(f"one-quantize: {action} is not implemented yet")
     if options.evaluate_result:
         raise UnsupportedError("one-quantize: evaluate_result is not implemented yet")
     dtype, granularity = options.quantized_dtype.lower(), options.granularity.lower()

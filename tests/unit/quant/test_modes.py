@@ -1,0 +1,56 @@
+"""force_quantparam, copy_quantparam and requantize (quantization.md §15)."""
+
+import numpy as np
+import pytest
+
+import one_cmds
+from one_cmds.errors import OneCmdsError
+
+
+def test_force_quantparam_sets_scale_and_zero_point(fixture_path):
+    model = one_cmds.load(fixture_path("add2.tflite"))
+    out = one_cmds.quantize(
+        model, force_quantparam=True, tensor_name=["ifm1"], scale=[2.1], zero_point=[45]
+    )
+    t = out.main.inputs[0]
+    assert t.dtype == "FLOAT32" and t.quant.scale.tolist() == pytest.approx([2.1])
+    assert t.quant.zero_point.tolist() == [45] and t.quant.min is None
+
+
+def test_force_quantparam_unknown_tensor(fixture_path):
+    model = one_cmds.load(fixture_path("add2.tflite"))
+    with pytest.raises(OneCmdsError, match="tensor 'nope' is not in the model"):
+        one_cmds.quantize(
+            model, force_quantparam=True, tensor_name=["nope"], scale=[1.0], zero_point=[0]
+        )
+
+
+def test_copy_quantparam(fixture_path):
+    model = one_cmds.load(fixture_path("int8_quant.tflite"))
+    source, target = model.main.inputs[0].name, model.main.outputs[0].name
+    out = one_cmds.quantize(
+        model, copy_quantparam=True, src_tensor_name=[source], dst_tensor_name=[target]
+    )
+    assert out.main.outputs[0].quant.scale.tolist() == out.main.inputs[0].quant.scale.tolist()
+
+
+def test_requantize_int8_to_uint8_shifts_values_and_zero_points(fixture_path):
+    """LiteRT has no uint8 per-channel convolution, so the shift itself is checked."""
+    model = one_cmds.load(fixture_path("int8_quant.tflite"))
+    out = one_cmds.quantize(
+        model, requantize=True, input_model_dtype="int8", quantized_dtype="uint8"
+    )
+    before = {t.name: t for t in model.main.referenced_tensors()}
+    shifted = 0
+    for t in out.main.referenced_tensors():
+        old = before[t.name]
+        if old.dtype != "INT8":
+            assert t.dtype == old.dtype
+            continue
+        shifted += 1
+        assert t.dtype == "UINT8"
+        np.testing.assert_array_equal(t.quant.zero_point, np.asarray(old.quant.zero_point) + 128)
+        if old.is_constant:
+            np.testing.assert_array_equal(t.data.astype(np.int16), old.data.astype(np.int16) + 128)
+    assert shifted >= 4
+    assert out.main.inputs[0].dtype == "UINT8" and model.main.inputs[0].dtype == "INT8"
