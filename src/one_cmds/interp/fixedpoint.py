@@ -71,13 +71,14 @@ def multiply_by_quantized_multiplier_int64(
     x: np.ndarray, multiplier: np.ndarray | int, shift: np.ndarray | int
 ) -> np.ndarray:
     """The int64-accumulator variant (16x8 kernels): ``(x * m + 2**(30 - shift)) >>
-    (31 - shift)`` with the multiplier reduced to 16 bits first, clamped to int32."""
+    (31 - shift)`` with the multiplier reduced to 16 bits first, truncated to int32 (a result
+    past the int32 range wraps around, as in LiteRT)."""
     m = np.asarray(multiplier, np.int64)
     m = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
     total_shift = 15 - np.asarray(shift, np.int64)
     rounding = np.int64(1) << (total_shift - 1)
     result = (np.asarray(x, np.int64) * m + rounding) >> total_shift
-    return np.clip(result, INT32_MIN, INT32_MAX)
+    return result.astype(np.int32).astype(np.int64)
 
 
 def round_half_away(x: np.ndarray) -> np.ndarray:
