@@ -1,4 +1,10 @@
-"""Qparam propagation (quantization.md §11.1, §11.2)."""
+"""Qparam propagation (quantization.md §11.1, §11.2).
+
+**Adopted** beyond the reference's forward list: RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR
+outputs take their input's qparams, because LiteRT's integer resize kernels compute in the
+input's scale and ignore the output's (a separately recorded output range made a quantized
+model's resize result wrong by up to half its range).
+"""
 
 from __future__ import annotations
 
@@ -22,6 +28,8 @@ _FORWARD = {
     "SPLIT": 1,
     "SPLIT_V": 0,
     "UNPACK": 0,
+    "RESIZE_BILINEAR": 0,
+    "RESIZE_NEAREST_NEIGHBOR": 0,
 }
 LOWEST_FLOAT32 = float(np.finfo(np.float32).min)
 INTEGER_LIMITS = {"uint8": (0, 255), "int16": (-32767, 32767)}

@@ -2,9 +2,9 @@
 the interpreter, quantize-with-minmax, on the in-memory model.
 
 Implemented so far: the default pipeline with uint8 (layer or channel) and int16 (channel),
-calibration data in every format, ``input_type``/``output_type``, and the modes
-force_quantparam, copy_quantparam and requantize. Not yet: ``quant_config`` mixed precision,
-``evaluate_result``, fake_quantize and ampq; enabling one of them is an error naming it.
+calibration data in every format, ``input_type``/``output_type``, ``evaluate_result`` and the
+modes force_quantparam, copy_quantparam, fake_quantize and requantize. Not yet:
+``quant_config`` mixed precision and ampq; enabling one of them is an error naming it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ from typing import Any
 
 from ..errors import UnsupportedError
 from ..formats.writer import save
+from ..interp import Interpreter
 from ..ir import Model
 from ..quant.data import records
+from ..quant.fake_quantize import fake_quantize
+from ..quant.metrics import METRICS, report
 from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
 from ..quant.pipeline import (
     calibrate,
@@ -23,6 +26,7 @@ from ..quant.pipeline import (
     fake_quantize_weights,
     quantize_with_minmax,
 )
+from ..report.console import out
 
 
 def run_quantize_step(model: Model, options: Any) -> Model:
@@ -37,10 +41,12 @@ def run_quantize_step(model: Model, options: Any) -> Model:
     if action == "requantize":
         requantize_int8_to_uint8(model)
         return model
+    if action == "fake_quantize":
+        fake_quantize(model)
+        return model
     if action != "default":
         raise UnsupportedError(f"one-quantize: {action} is not implemented yet")
-    if options.evaluate_result:
-        raise UnsupportedError("one-quantize: evaluate_result is not implemented yet")
+    original = model.copy() if options.evaluate_result else None
     dtype, granularity = options.quantized_dtype.lower(), options.granularity.lower()
     check_supported(dtype, granularity)
     fake_quantize_weights(model, dtype, granularity)
@@ -49,7 +55,24 @@ def run_quantize_step(model: Model, options: Any) -> Model:
     calibrate(model, data, options)
     _intermediate(model, options, "minmax_recorded")
     quantize_with_minmax(model, options)
+    if original is not None:
+        _evaluate(original, model, options)
     return model
+
+
+def _evaluate(original: Model, quantized: Model, options: Any) -> None:
+    """§16: the fake-quantized output against the float input model on ``test_data``."""
+    simulated = quantized.copy()
+    fake_quantize(simulated)
+    _intermediate(simulated, options, "fake_quant")
+    flags = [flag for flag in METRICS if getattr(options, flag)]
+    float_run, fake_run = Interpreter(original), Interpreter(simulated)
+    pairs = [
+        (float_run.run(record), fake_run.run(record))
+        for record in records(original.main.inputs, options.test_data, options.input_data_format)
+    ]
+    for line in report(flags, [t.name for t in original.main.outputs], pairs):
+        out(line)
 
 
 def _intermediate(model: Model, options: Any, suffix: str) -> None:
