@@ -1,6 +1,12 @@
 """Calibration (record-minmax, quantization.md §3): run the float model on every record in
 the interpreter and keep, per observed tensor, the minimum and maximum of each record.
 
+Records run ``BATCH`` at a time on a copy of the model whose batch dimension is ``BATCH``
+(shapes re-inferred), each row's minimum and maximum taken separately, so the ranges are
+those of one-by-one runs while the kernels work on whole batches. A model that cannot be
+batched (an input whose first dimension is not 1, a tensor whose first dimension does not
+follow the batch, shapes that cannot be re-inferred) runs record by record.
+
 Observed: the graph inputs and every operator result of subgraph 0 that is float32 and not
 a constant; results of ARG_MAX and of boolean operators are not. Other non-float tensors are
 skipped (**adopted**; the reference stops on them). NaN is ignored; a tensor that is all NaN
@@ -9,13 +15,15 @@ in a record is an error naming it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..interp import Interpreter
 from ..ir import Model, QuantParam, Tensor
+from ..shape import ShapeInferenceError, infer_shapes
 from .data import Record
 from .errors import QuantizeError
 from .ranges import final_range
@@ -37,12 +45,16 @@ class MinMax:
     maxs: dict[int, list[float]] = field(default_factory=dict)
     records: int = 0
 
-    def add(self, t: Tensor, value: np.ndarray) -> None:
-        if not np.any(~np.isnan(value)):
-            raise QuantizeError(f"tensor '{t.name}' holds only NaN in record {self.records}")
+    def add(self, t: Tensor, value: np.ndarray, rows: int = 0) -> None:
+        """One record's value of ``t``, or ``rows`` records stacked on the first axis."""
+        per_row = value.reshape(rows or 1, -1)
+        empty = np.all(np.isnan(per_row), axis=1)
+        if np.any(empty):
+            record = self.records + int(np.argmax(empty))
+            raise QuantizeError(f"tensor '{t.name}' holds only NaN in record {record}")
         self.tensors[id(t)] = t
-        self.mins.setdefault(id(t), []).append(float(np.nanmin(value)))
-        self.maxs.setdefault(id(t), []).append(float(np.nanmax(value)))
+        self.mins.setdefault(id(t), []).extend(np.nanmin(per_row, axis=1).tolist())
+        self.maxs.setdefault(id(t), []).extend(np.nanmax(per_row, axis=1).tolist())
 
 
 def observed(model: Model) -> set[int]:
@@ -56,25 +68,78 @@ def observed(model: Model) -> set[int]:
     return chosen
 
 
-def record_minmax(model: Model, data: Iterable[Record]) -> MinMax:
-    """Run ``model`` on every record and collect the per-record ranges."""
-    interpreter = Interpreter(model)
+BATCH = 16
+
+
+def record_minmax(
+    model: Model,
+    data: Iterable[Record],
+    *,
+    batch: int = BATCH,
+    note: Callable[[str], None] | None = None,
+) -> MinMax:
+    """Run ``model`` on every record and collect the per-record ranges (``note`` hears how
+    the records are run)."""
     wanted = observed(model)
     result = MinMax()
-
-    def observe(t: Tensor, value: np.ndarray) -> None:
-        if id(t) in wanted:
-            result.add(t, value)
-
-    for record in data:
-        for t, value in zip(model.main.inputs, record, strict=True):
-            if id(t) in wanted:
-                result.add(t, np.asarray(value))
-        interpreter.run(record, observer=observe)
-        result.records += 1
+    batched = _batched(model, wanted, batch) if batch > 1 else None
+    if note is not None:
+        note(f"calibration: {batch} records per run" if batched else "calibration: one by one")
+    records_left = iter(data)
+    if batched is not None:
+        interpreter, originals = Interpreter(batched[0]), batched[1]
+        while group := list(itertools.islice(records_left, batch)):
+            if len(group) < batch:
+                records_left = iter(group)
+                break
+            stacked = [np.concatenate(values) for values in zip(*group, strict=True)]
+            _run(interpreter, stacked, wanted, result, originals, batch)
+    single = Interpreter(model)
+    for record in records_left:
+        _run(single, record, wanted, result, None, 0)
     if result.records == 0:
         raise QuantizeError("no calibration records")
     return result
+
+
+def _run(
+    interpreter: Interpreter,
+    inputs: list[np.ndarray],
+    wanted: set[int],
+    result: MinMax,
+    originals: dict[int, Tensor] | None,
+    rows: int,
+) -> None:
+    """One run; values are credited to the original model's tensors."""
+
+    def observe(t: Tensor, value: np.ndarray) -> None:
+        original = t if originals is None else originals.get(id(t))
+        if original is not None and id(original) in wanted:
+            result.add(original, value, rows)
+
+    for t, value in zip(interpreter.model.main.inputs, inputs, strict=True):
+        observe(t, np.asarray(value))
+    interpreter.run(inputs, observer=observe)
+    result.records += rows or 1
+
+
+def _batched(model: Model, wanted: set[int], batch: int) -> tuple[Model, dict[int, Tensor]] | None:
+    """A copy of ``model`` with batch ``batch`` and its tensors' originals, or None."""
+    inputs = model.main.inputs
+    if not inputs or any(not t.shape or t.shape[0] != 1 or not t.is_static for t in inputs):
+        return None
+    copy = model.copy()
+    for t in copy.main.inputs:
+        t.shape = (batch, *t.shape[1:])
+    try:
+        infer_shapes(copy)
+    except ShapeInferenceError:
+        return None
+    pairs = list(zip(copy.main.referenced_tensors(), model.main.referenced_tensors(), strict=True))
+    for new, old in pairs:
+        if id(old) in wanted and (old.shape[:1] != (1,) or new.shape != (batch, *old.shape[1:])):
+            return None
+    return copy, {id(new): old for new, old in pairs}
 
 
 def store_ranges(minmax: MinMax, options) -> None:

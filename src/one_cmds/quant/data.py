@@ -177,3 +177,23 @@ def _npy(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
 
 
 _READERS = {"h5": _h5, "list": _list, "dir": _dir, "npz": _npz, "npy": _npy}
+
+
+def count(path: str | None, fmt: str = "h5") -> int | None:
+    """How many records ``records`` will give, when it is cheap to know (None otherwise)."""
+    if path is None:
+        return RANDOM_RECORDS
+    try:
+        if fmt == "h5":
+            import h5py
+
+            with h5py.File(path, "r") as handle:
+                return len(handle["value"])
+        if fmt == "list":
+            with open(path, encoding="utf-8") as f:
+                return sum(1 for line in f if line.strip())
+        if fmt == "dir":
+            return sum(os.path.isfile(os.path.join(path, n)) for n in os.listdir(path))
+    except (OSError, KeyError, UnicodeDecodeError):
+        return None  # records() reports the problem with its own message
+    return None

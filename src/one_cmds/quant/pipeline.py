@@ -3,7 +3,7 @@ fake-quantization, calibration, quantize-with-minmax."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -50,9 +50,11 @@ def fake_quantize_weights(model: Model, dtype: str, granularity: str) -> None:
             op.inputs[spec[0]] = new
 
 
-def calibrate(model: Model, data: Iterable[Record], options) -> None:
+def calibrate(
+    model: Model, data: Iterable[Record], options, note: Callable[[str], None] | None = None
+) -> None:
     """Stage 2: record the activation ranges on the model of stage 1."""
-    store_ranges(record_minmax(model, data), options)
+    store_ranges(record_minmax(model, data, note=note), options)
 
 
 def quantize_with_minmax(model: Model, options) -> None:

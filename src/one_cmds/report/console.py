@@ -4,7 +4,7 @@ text to the active step log (``<output_path>.log``)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -39,6 +39,30 @@ def verbosity(verbose: bool) -> Iterator[None]:
         yield
     finally:
         _verbose.pop()
+
+
+@contextmanager
+def progress(label: str, total: int | None) -> Iterator[Callable[[], None]]:
+    """A progress bar on a terminal's stdout (record count, and ETA when ``total`` is known);
+    nothing when stdout is not a terminal, and never in the step log. Yields ``advance()``."""
+    if not sys.stdout.isatty():
+        yield lambda: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = [TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if total is not None:
+        columns.append(TimeRemainingColumn())
+    with Progress(*columns, console=_console(sys.stdout), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda: bar.advance(task)
 
 
 def warn(message: str) -> None:

@@ -10,13 +10,14 @@ modes force_quantparam, copy_quantparam, fake_quantize and requantize. Not yet:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import UnsupportedError
 from ..formats.writer import save
 from ..interp import Interpreter
 from ..ir import Model
-from ..quant.data import records
+from ..quant.data import count, records
 from ..quant.fake_quantize import fake_quantize
 from ..quant.metrics import METRICS, report
 from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
@@ -26,7 +27,7 @@ from ..quant.pipeline import (
     fake_quantize_weights,
     quantize_with_minmax,
 )
-from ..report.console import out
+from ..report.console import detail, out, progress
 
 
 def run_quantize_step(model: Model, options: Any) -> Model:
@@ -52,7 +53,9 @@ def run_quantize_step(model: Model, options: Any) -> Model:
     fake_quantize_weights(model, dtype, granularity)
     _intermediate(model, options, "weights_fake_quant")
     data = records(model.main.inputs, options.input_data, options.input_data_format)
-    calibrate(model, data, options)
+    total = count(options.input_data, options.input_data_format)
+    with progress("calibration", total) as advance:
+        calibrate(model, _counted(data, advance), options, note=detail)
     _intermediate(model, options, "minmax_recorded")
     quantize_with_minmax(model, options)
     if original is not None:
@@ -73,6 +76,12 @@ def _evaluate(original: Model, quantized: Model, options: Any) -> None:
     ]
     for line in report(flags, [t.name for t in original.main.outputs], pairs):
         out(line)
+
+
+def _counted(data: Iterable[Any], advance: Callable[[], None]) -> Iterator[Any]:
+    for record in data:
+        yield record
+        advance()
 
 
 def _intermediate(model: Model, options: Any, suffix: str) -> None:

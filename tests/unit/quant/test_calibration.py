@@ -159,3 +159,28 @@ def test_all_nan_is_an_error():
     net.outputs(net.op("MUL", [x, net.const("c", [1.0, 1.0])], new_options("MulOptions")))
     with pytest.raises(QuantizeError, match="holds only NaN"):
         record_minmax(net.model(), [[np.array([np.nan, np.nan], np.float32)]])
+
+
+@pytest.mark.parametrize("name", ["mobilenet_tiny.tflite", "conv_spatial.tflite"])
+def test_batched_calibration_gives_the_one_by_one_ranges(fixture_path, name):
+    """Up to float32 rounding: BLAS may sum a batch's rows in another order."""
+    from support.litert import random_inputs
+
+    model = one_cmds.load(fixture_path(name))
+    data = [random_inputs(model, seed) for seed in range(21)]  # one batch of 16 and 5 more
+    notes = []
+    batched = record_minmax(model, data, note=notes.append)
+    single = record_minmax(model, data, batch=1)
+    assert notes == ["calibration: 16 records per run"]
+    assert batched.records == single.records == 21
+    assert batched.mins.keys() == single.mins.keys()
+    for key in single.mins:
+        np.testing.assert_allclose(batched.mins[key], single.mins[key], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(batched.maxs[key], single.maxs[key], rtol=1e-5, atol=1e-5)
+
+
+def test_a_model_that_cannot_be_batched_runs_one_by_one(fixture_path):
+    model = one_cmds.load(fixture_path("transformer_block.tflite"))  # batch baked into RESHAPE
+    notes = []
+    record_minmax(model, records(model.main.inputs, None), note=notes.append)
+    assert notes == ["calibration: one by one"]
