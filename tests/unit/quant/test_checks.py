@@ -1,0 +1,46 @@
+"""The quantizer's checks (quantization.md §14)."""
+
+import numpy as np
+import pytest
+
+import one_cmds
+from one_cmds.quant.checks import check_constant_operands, check_quantized
+from one_cmds.quant.errors import QuantizeError
+from support.passes import Net, conv2d_options
+
+
+def test_quantized_fixtures_pass(fixture_path):
+    for name in ("mobilenet_tiny.tflite", "conv_spatial.tflite", "transformer_block.tflite"):
+        model = one_cmds.quantize(one_cmds.load(fixture_path(name)))
+        check_quantized(model, "uint8")
+
+
+def test_non_constant_weights_are_refused_before_quantization():
+    net = Net()
+    x = net.input("x", [1, 4, 4, 2])
+    w = net.input("w", [3, 1, 1, 2])
+    net.outputs(net.op("CONV_2D", [x, w, net.random("b", [3])], conv2d_options()))
+    with pytest.raises(QuantizeError, match="input 1 'w' must be a constant"):
+        check_constant_operands(net.model())
+
+
+def test_a_float_operand_left_in_a_quantized_conv_is_invalid(fixture_path):
+    model = one_cmds.quantize(one_cmds.load(fixture_path("mobilenet_tiny.tflite")))
+    conv = next(op for op in model.main.operators if op.opcode == "CONV_2D")
+    conv.inputs[1] = one_cmds.Tensor.constant("w_float", np.zeros(conv.inputs[1].shape, np.float32))
+    with pytest.raises(QuantizeError, match=r"^Quantized graph is invalid \(CONV_2D"):
+        check_quantized(model, "uint8")
+
+
+def test_split_outputs_must_share_the_input_qparams(fixture_path):
+    model = one_cmds.quantize(one_cmds.load(fixture_path("transformer_block.tflite")))
+    split = next(op for op in model.main.operators if op.opcode == "SPLIT")
+    out = split.outputs[0]
+    out.quant = type(out.quant)(scale=out.quant.scale * 2, zero_point=out.quant.zero_point)
+    with pytest.raises(QuantizeError, match="does not share its input's scale/zero point"):
+        check_quantized(model, "uint8")
+
+
+def test_a_float_constant_of_an_unsupported_operator_is_refused(fixture_path):
+    with pytest.raises(QuantizeError, match=r"Unsupported Op for const inputs \(SELECT_V2"):
+        one_cmds.quantize(one_cmds.load(fixture_path("misc_ops_b.tflite")))
