@@ -28,6 +28,22 @@ SAME_QPARAMS = frozenset({"SPLIT", "SPLIT_V", "STRIDED_SLICE"})
 INVALID = "Quantized graph is invalid"
 
 
+def check_float_model(model: Model) -> None:
+    """The default pipeline quantizes float32 models of one graph (§1)."""
+    quantized = next(
+        (t for t in model.main.referenced_tensors() if t.dtype in ("INT8", "UINT8", "INT16")
+         and t.quant is not None and t.quant.scale is not None),
+        None,
+    )  # fmt: skip
+    if quantized is not None:
+        raise QuantizeError(
+            f"Unsupported input type (tensor '{quantized.name}' is already quantized: "
+            "the model must be float32)"
+        )
+    if len(model.graphs) > 1:
+        raise QuantizeError("models with subgraphs (WHILE, IF, CALL_ONCE) cannot be quantized yet")
+
+
 def check_constant_operands(model: Model) -> None:
     """Before quantization: weights, biases and the like are constants (or absent)."""
     for op in model.main.operators:

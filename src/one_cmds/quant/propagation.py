@@ -1,9 +1,11 @@
 """Qparam propagation (quantization.md §11.1, §11.2).
 
-**Adopted** beyond the reference's forward list: RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR
-outputs take their input's qparams, because LiteRT's integer resize kernels compute in the
-input's scale and ignore the output's (a separately recorded output range made a quantized
-model's resize result wrong by up to half its range).
+**Adopted** beyond the reference's forward list: the outputs of every operator that only moves
+or selects values (SQUEEZE, EXPAND_DIMS, SLICE, PAD, ...), and of RESIZE_BILINEAR,
+RESIZE_NEAREST_NEIGHBOR, REDUCE_MAX and REDUCE_MIN, take their input's qparams, because LiteRT's
+integer kernels for them compute in the input's scale and ignore the output's: a separately
+recorded output range (a SQUEEZE after a fixed-range TANH, a resize) made quantized results wrong
+by up to half their range.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from .rounding import round_away
 # Operators whose inputs take the output's qparam (§11.1), with their value inputs.
 _BACKWARD_ALL = {"CONCATENATION": None, "PACK": None, "ONE_HOT": (2, 3), "PADV2": (0, 2)}
 _BACKWARD_SINGLE = ("RESHAPE", "TRANSPOSE")
+_VALUE_MOVING = (
+    "SQUEEZE", "EXPAND_DIMS", "SLICE", "TILE", "PAD", "MIRROR_PAD", "BATCH_TO_SPACE_ND",
+    "SPACE_TO_BATCH_ND", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER_ND", "REVERSE_V2",
+    "BROADCAST_TO",
+)  # fmt: skip
 # Operators whose output takes the qparam of one input (§11.2): opcode -> input index.
 _FORWARD = {
     "GATHER": 0,
@@ -30,6 +37,9 @@ _FORWARD = {
     "UNPACK": 0,
     "RESIZE_BILINEAR": 0,
     "RESIZE_NEAREST_NEIGHBOR": 0,
+    "REDUCE_MAX": 0,
+    "REDUCE_MIN": 0,
+    **dict.fromkeys(_VALUE_MOVING, 0),
 }
 LOWEST_FLOAT32 = float(np.finfo(np.float32).min)
 INTEGER_LIMITS = {"uint8": (0, 255), "int16": (-32767, 32767)}

@@ -15,10 +15,19 @@ from typing import Any
 
 from ..errors import UnsupportedError
 from ..formats.writer import save
-from ..interp import Interpreter
+from ..interp import Interpreter, InterpreterError
 from ..ir import Model
+from ..quant.checks import check_constant_operands, check_float_model, check_quantized
 from ..quant.data import count, records
 from ..quant.fake_quantize import fake_quantize
+from ..quant.layer_errors import (
+    CSV_SUFFIX,
+    TABLE_HEADER,
+    WORST,
+    layer_errors,
+    table_rows,
+    write_csv,
+)
 from ..quant.metrics import METRICS, report
 from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
 from ..quant.pipeline import (
@@ -27,7 +36,7 @@ from ..quant.pipeline import (
     fake_quantize_weights,
     quantize_with_minmax,
 )
-from ..report.console import detail, out, progress
+from ..report.console import detail, out, progress, table, warn
 
 
 def run_quantize_step(model: Model, options: Any) -> Model:
@@ -50,6 +59,8 @@ def run_quantize_step(model: Model, options: Any) -> Model:
     original = model.copy() if options.evaluate_result else None
     dtype, granularity = options.quantized_dtype.lower(), options.granularity.lower()
     check_supported(dtype, granularity)
+    check_float_model(model)
+    check_constant_operands(model)
     fake_quantize_weights(model, dtype, granularity)
     _intermediate(model, options, "weights_fake_quant")
     data = records(model.main.inputs, options.input_data, options.input_data_format)
@@ -58,6 +69,7 @@ def run_quantize_step(model: Model, options: Any) -> Model:
         calibrate(model, _counted(data, advance), options, note=detail)
     _intermediate(model, options, "minmax_recorded")
     quantize_with_minmax(model, options)
+    check_quantized(model, dtype)
     if original is not None:
         _evaluate(original, model, options)
     return model
@@ -76,6 +88,23 @@ def _evaluate(original: Model, quantized: Model, options: Any) -> None:
     ]
     for line in report(flags, [t.name for t in original.main.outputs], pairs):
         out(line)
+    _layer_error_report(original, quantized, options)
+
+
+def _layer_error_report(original: Model, quantized: Model, options: Any) -> None:
+    """The per-layer errors (a one-cmds addition): the worst tensors as a table on stdout,
+    every tensor in ``<output_path>.qerror.csv``."""
+    data = records(original.main.inputs, options.test_data, options.input_data_format)
+    try:
+        rows = layer_errors(original, quantized, data)
+    except InterpreterError as e:
+        warn(f"no per-layer error report: the quantized model does not run ({e.message})")
+        return
+    title = f"Quantization error per tensor, the {min(WORST, len(rows))} worst of {len(rows)}"
+    table(title, TABLE_HEADER, table_rows(rows[:WORST]))
+    path = os.path.realpath(os.path.expanduser(options.output_path)) + CSV_SUFFIX
+    write_csv(path, rows)
+    out(f"Every tensor's error: {path}")
 
 
 def _counted(data: Iterable[Any], advance: Callable[[], None]) -> Iterator[Any]:

@@ -44,3 +44,16 @@ def test_split_outputs_must_share_the_input_qparams(fixture_path):
 def test_a_float_constant_of_an_unsupported_operator_is_refused(fixture_path):
     with pytest.raises(QuantizeError, match=r"Unsupported Op for const inputs \(SELECT_V2"):
         one_cmds.quantize(one_cmds.load(fixture_path("misc_ops_b.tflite")))
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("int8_quant.tflite", r"Unsupported input type \(tensor .* is already quantized"),
+        ("two_subgraphs.tflite", "models with subgraphs"),
+        ("fp16_weights.tflite", "must be a constant to be quantized"),
+    ],
+)
+def test_models_the_pipeline_cannot_quantize_are_refused(fixture_path, name, message):
+    with pytest.raises(QuantizeError, match=message):
+        one_cmds.quantize(one_cmds.load(fixture_path(name)))
