@@ -3,8 +3,9 @@ text to the active step log (``<output_path>.log``)."""
 
 from __future__ import annotations
 
+import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -22,6 +23,28 @@ def out(line: str, style: str | None = None) -> None:
     """Print one line on stdout and record it in the active step log."""
     _console(sys.stdout).print(line, style=style)
     _record(line)
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Print a rich table on stdout (never wrapped when stdout is not a terminal) and record
+    it as plain text lines in the active step log."""
+    from rich.table import Table
+
+    grid = Table(title=title, title_justify="left")
+    for name in header:
+        grid.add_column(name)
+    for row in rows:
+        grid.add_row(*row)
+    console = _console(sys.stdout)
+    width = console.measure(grid, options=console.options.update_width(10_000)).maximum
+    if not console.is_terminal:
+        console.width = max(console.width, width)
+    console.print(grid)
+    text = io.StringIO()
+    plain = Console(file=text, width=width, no_color=True, highlight=False, markup=False)
+    plain.print(grid)
+    for line in text.getvalue().splitlines():
+        _record(line.rstrip())
 
 
 def detail(line: str) -> None:
