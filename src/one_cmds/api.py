@@ -79,10 +79,10 @@ def quantize(model: Model, **options: Any) -> Model:
     """
     from .config.resolve import build_options, convert_values
     from .config.source import Source
-    from .stages.quantize import run_quantize_step
+    from .stages.quantize import IN_MEMORY, run_quantize_step
 
     source = Source(place="one_cmds.quantize()")
-    raw: dict[str, object] = {"input_path": "<memory>", "output_path": "<memory>", **options}
+    raw: dict[str, object] = {"input_path": IN_MEMORY, "output_path": IN_MEMORY, **options}
     settings = convert_values("one-quantize", raw, source)
     step_options = build_options("one-quantize", main=source, section=settings)
     return run_quantize_step(model.copy(), step_options)

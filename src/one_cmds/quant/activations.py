@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Graph, QuantParam, Tensor
+from ..ir import Graph, Operator, QuantParam, Tensor
 from .qparams import asymmetric_uint8, symmetric
 from .rounding import round_away
 
 DTYPES = {"uint8": "UINT8", "int16": "INT16"}
+DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 TANH_ACTIVATION = 4
 
 # Output (scale, zero point) of the fixed-range operators, per model dtype.
@@ -47,29 +48,43 @@ def quantize_activations(graph: Graph, dtype: str) -> None:
             t.dtype = DTYPES[dtype]
 
 
+def output_kind(op: Operator) -> str:
+    """The §10 kind of ``op``'s output: TANH for a fused TANH activation, else the opcode."""
+    if getattr(op.options, "fusedActivationFunction", 0) == TANH_ACTIVATION:
+        return "TANH"
+    return op.opcode
+
+
+def special_qparam(kind: str, quant: QuantParam, dtype: str) -> QuantParam | None:
+    """§10 for an output of ``kind`` whose ``dtype`` qparam is ``quant``: the fixed or
+    integer-scale qparam (min/max kept), or None when ``kind`` has neither."""
+    if kind in FIXED:
+        scale, zero_point = FIXED[kind][dtype]
+        return QuantParam(
+            scale=np.array([scale], np.float32),
+            zero_point=np.array([zero_point], np.int64),
+            min=quant.min,
+            max=quant.max,
+        )
+    if kind in INTEGER_VALUED:
+        s = float(quant.scale[0])  # type: ignore[index]
+        integer = 1.0 if s < 1 else float(round_away(s))
+        return QuantParam(
+            scale=np.array([integer], np.float32),
+            zero_point=quant.zero_point,
+            min=quant.min,
+            max=quant.max,
+        )
+    return None
+
+
 def fixed_output_qparams(graph: Graph, dtype: str) -> None:
-    """§10: fixed-range outputs and integer scales."""
+    """§10: fixed-range outputs and integer scales, for the dtype each output has (an
+    operator of another dtype than the model's, §12, keeps its own)."""
     for op in graph.operators:
         out = op.outputs[0] if op.outputs else None
         if out is None or out.quant is None or out.quant.scale is None:
             continue
-        kind = op.opcode
-        if getattr(op.options, "fusedActivationFunction", 0) == TANH_ACTIVATION:
-            kind = "TANH"
-        if kind in FIXED:
-            scale, zero_point = FIXED[kind][dtype]
-            out.quant = QuantParam(
-                scale=np.array([scale], np.float32),
-                zero_point=np.array([zero_point], np.int64),
-                min=out.quant.min,
-                max=out.quant.max,
-            )
-        elif kind in INTEGER_VALUED:
-            s = float(out.quant.scale[0])
-            integer = 1.0 if s < 1 else float(round_away(s))
-            out.quant = QuantParam(
-                scale=np.array([integer], np.float32),
-                zero_point=out.quant.zero_point,
-                min=out.quant.min,
-                max=out.quant.max,
-            )
+        special = special_qparam(output_kind(op), out.quant, DTYPE_NAMES.get(out.dtype, dtype))
+        if special is not None:
+            out.quant = special

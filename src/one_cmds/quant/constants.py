@@ -9,6 +9,7 @@ from ..ir import Graph, Operator, QuantParam, Tensor
 from .activations import DTYPES
 from .bias import bias_scales, quantize_bias
 from .errors import QuantizeError
+from .mixed_precision import Precision
 from .qparams import Range
 from .weights import WEIGHT_CHANNEL_AXIS, quantize_weights
 
@@ -44,13 +45,15 @@ def _quantized_copy(t: Tensor, values: np.ndarray, dtype: str, qparam: QuantPara
     return new
 
 
-def quantize_weights_of(graph: Graph, dtype: str, granularity: str) -> None:
-    """§7 for the weights of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED."""
+def quantize_weights_of(graph: Graph, precision: Precision) -> None:
+    """§7 for the weights of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED, in
+    each operator's dtype and granularity (§12)."""
     for op in graph.operators:
         spec = WEIGHT_CHANNEL_AXIS.get(op.opcode)
         w = op.inputs[spec[0]] if spec else None
         if w is None or w.dtype != "FLOAT32" or not w.is_constant:
             continue
+        dtype, granularity = precision.of(op)
         axis = spec[1] if granularity == "channel" else None
         quantized = quantize_weights(w.data, dtype, axis)
         op.inputs[spec[0]] = _quantized_copy(
@@ -58,8 +61,8 @@ def quantize_weights_of(graph: Graph, dtype: str, granularity: str) -> None:
         )
 
 
-def quantize_biases(graph: Graph, dtype: str) -> None:
-    """§8, once input and weight scales are final."""
+def quantize_biases(graph: Graph, precision: Precision) -> None:
+    """§8, once input and weight scales are final; INT64 for int16 operators."""
     for op in graph.operators:
         index = BIAS_INDEX.get(op.opcode)
         b = op.inputs[index] if index is not None and index < len(op.inputs) else None
@@ -70,6 +73,7 @@ def quantize_biases(graph: Graph, dtype: str) -> None:
         if x.quant is None or x.quant.scale is None or w.quant is None:
             raise QuantizeError(f"{op.kind} '{op.outputs[0].name}': input or weights unquantized")
         scales = bias_scales(float(x.quant.scale[0]), w.quant.scale)  # type: ignore[arg-type]
+        dtype = precision.of(op).dtype
         values = quantize_bias(b.data, scales, dtype)
         qparam = QuantParam(
             scale=scales,
@@ -81,9 +85,11 @@ def quantize_biases(graph: Graph, dtype: str) -> None:
         )
 
 
-def quantize_activation_constants(graph: Graph, dtype: str, granularity: str) -> None:
-    """§11.3: float constants feeding activation inputs, each with its own range."""
+def quantize_activation_constants(graph: Graph, precision: Precision) -> None:
+    """§11.3: float constants feeding activation inputs, each with its own range, in the
+    operator's dtype and granularity (§12)."""
     for op in graph.operators:
+        dtype, granularity = precision.of(op)
         handled = _handled_inputs(op)
         for i, t in enumerate(op.inputs):
             if t is None or i in handled or t.dtype != "FLOAT32" or not t.is_constant:

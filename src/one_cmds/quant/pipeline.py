@@ -14,6 +14,12 @@ from .constants import quantize_activation_constants, quantize_biases, quantize_
 from .data import Record
 from .errors import QuantizeError
 from .io_types import set_input_types, set_output_types
+from .mixed_precision import (
+    Precision,
+    insert_quantize_ops,
+    load_precision,
+    remove_redundant_quantize,
+)
 from .propagation import backward, forward
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
@@ -27,9 +33,13 @@ def check_supported(dtype: str, granularity: str) -> None:
         raise QuantizeError("Layer-wise quantization only supports uint8 dtype.")
 
 
-def fake_quantize_weights(model: Model, dtype: str, granularity: str) -> None:
+def fake_quantize_weights(
+    model: Model, dtype: str, granularity: str, quant_config: str | None = None
+) -> None:
     """Stage 1: clear every qparam, then replace each float weight of the four weighted
-    operators by its quantized-dequantized values, recording min, max, scale and zero point."""
+    operators by its quantized-dequantized values, recording min, max, scale and zero point.
+    With ``quant_config`` (§12), listed operators use their own dtype and granularity."""
+    precision = _precision(model, quant_config, dtype, granularity)
     for graph in model.graphs:
         for t in graph.referenced_tensors():
             t.quant = None
@@ -38,8 +48,9 @@ def fake_quantize_weights(model: Model, dtype: str, granularity: str) -> None:
             w = op.inputs[spec[0]] if spec else None
             if w is None or w.dtype != "FLOAT32" or not w.is_constant:
                 continue
-            axis = spec[1] if granularity == "channel" else None
-            values, ranges = fake_quantized(w.data, dtype, axis)
+            layer = precision.of(op)
+            axis = spec[1] if layer.granularity == "channel" else None
+            values, ranges = fake_quantized(w.data, layer.dtype, axis)
             new = Tensor.constant(w.name, values, "FLOAT32")
             new.quant = QuantParam(
                 scale=np.array([r.scale for r in ranges], np.float32),
@@ -60,18 +71,19 @@ def calibrate(
 def quantize_with_minmax(model: Model, options) -> None:
     """Stage 3, in the order of §14."""
     dtype, granularity = options.quantized_dtype, options.granularity
-    if options.quant_config:
-        raise QuantizeError("quant_config (mixed precision) is not implemented yet")
+    precision = _precision(model, options.quant_config, dtype, granularity)
     graph = model.main
     quantize_activations(graph, dtype)
-    backward(graph, dtype)
-    quantize_activation_constants(graph, dtype, granularity)
+    insert_quantize_ops(model, precision)
+    backward(graph)
+    quantize_activation_constants(graph, precision)
     fixed_output_qparams(graph, dtype)
     forward(graph, tf_style_maxpool=options.TF_style_maxpool)
-    quantize_weights_of(graph, dtype, granularity)
-    quantize_biases(graph, dtype)
+    quantize_weights_of(graph, precision)
+    quantize_biases(graph, precision)
     set_input_types(model, options.input_type, dtype)
     set_output_types(model, options.output_type, dtype)
+    remove_redundant_quantize(model)
     for t in graph.referenced_tensors():
         q = t.quant
         if q is not None:
@@ -81,3 +93,11 @@ def quantize_with_minmax(model: Model, options) -> None:
                 if keep
                 else None
             )
+
+
+def _precision(model: Model, quant_config: str | None, dtype: str, granularity: str) -> Precision:
+    """The per-operator dtype and granularity (§12), each setting checked like the model's."""
+    precision = load_precision(quant_config, model.main, dtype, granularity)
+    for _, layer in precision.listed:
+        check_supported(layer.dtype, layer.granularity)
+    return precision

@@ -59,8 +59,8 @@ def _const_with(t: Tensor, qparam: QuantParam, dtype: str) -> Tensor:
     return new
 
 
-def backward(graph: Graph, dtype: str) -> None:
-    """§11.1, one pass in reverse order."""
+def backward(graph: Graph) -> None:
+    """§11.1, one pass in reverse order; constants take the dtype of the result they join."""
     consumers = graph.consumers()
     for op in reversed(graph.operators):
         out = op.outputs[0] if op.outputs else None
@@ -68,7 +68,7 @@ def backward(graph: Graph, dtype: str) -> None:
             continue
         if op.opcode in _BACKWARD_ALL:
             if op.opcode == "PADV2" and _pads_lowest(op):
-                _forward_padv2(op, dtype)
+                _forward_padv2(op)
                 continue
             if getattr(op.options, "fusedActivationFunction", 0):
                 continue  # constants keep their own range (§11.3)
@@ -78,7 +78,7 @@ def backward(graph: Graph, dtype: str) -> None:
                 if t is None:
                     continue
                 if t.is_constant and t.dtype == "FLOAT32":
-                    op.inputs[i] = _const_with(t, out.quant, dtype)  # type: ignore[arg-type]
+                    op.inputs[i] = _const_with(t, out.quant, out.dtype.lower())  # type: ignore[arg-type]
                 elif not t.is_constant and len(consumers[t]) == 1:
                     t.quant = copy.copy(out.quant)
         elif op.opcode in _BACKWARD_SINGLE:
@@ -93,13 +93,13 @@ def _pads_lowest(op: Operator) -> bool:
     return value is not None and value.size == 1 and float(value.reshape(-1)[0]) == LOWEST_FLOAT32
 
 
-def _forward_padv2(op: Operator, dtype: str) -> None:
+def _forward_padv2(op: Operator) -> None:
     source = op.inputs[0]
     if not _quantized(source):
         return
     op.outputs[0].quant = copy.copy(source.quant)
     if op.inputs[2].dtype == "FLOAT32":
-        op.inputs[2] = _const_with(op.inputs[2], source.quant, dtype)  # type: ignore[arg-type]
+        op.inputs[2] = _const_with(op.inputs[2], source.quant, source.dtype.lower())  # type: ignore[arg-type]
 
 
 def forward(graph: Graph, *, tf_style_maxpool: bool) -> None:

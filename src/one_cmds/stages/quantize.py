@@ -1,10 +1,11 @@
 """The ``one-quantize`` step (quantization.md §1): weights fake-quantization, calibration on
 the interpreter, quantize-with-minmax, on the in-memory model.
 
-Implemented so far: the default pipeline with uint8 (layer or channel) and int16 (channel),
-calibration data in every format, ``input_type``/``output_type``, ``evaluate_result`` and the
-modes force_quantparam, copy_quantparam, fake_quantize and requantize. Not yet:
-``quant_config`` mixed precision and ampq; enabling one of them is an error naming it.
+Implemented: the default pipeline with uint8 (layer or channel) and int16 (channel),
+``quant_config`` mixed precision, calibration data in every format, ``input_type``/
+``output_type``, ``evaluate_result`` (with a per-layer error report) and the modes
+force_quantparam, copy_quantparam, fake_quantize and requantize. Not yet: ampq, which is an
+error naming it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from ..quant.pipeline import (
 )
 from ..report.console import detail, out, progress, table, warn
 
+IN_MEMORY = "<memory>"  # the output_path of one_cmds.quantize() unless the caller gives one
+
 
 def run_quantize_step(model: Model, options: Any) -> Model:
     """Quantize ``model`` in place as the step's options say."""
@@ -61,7 +64,7 @@ def run_quantize_step(model: Model, options: Any) -> Model:
     check_supported(dtype, granularity)
     check_float_model(model)
     check_constant_operands(model)
-    fake_quantize_weights(model, dtype, granularity)
+    fake_quantize_weights(model, dtype, granularity, options.quant_config)
     _intermediate(model, options, "weights_fake_quant")
     data = records(model.main.inputs, options.input_data, options.input_data_format)
     total = count(options.input_data, options.input_data_format)
@@ -102,6 +105,8 @@ def _layer_error_report(original: Model, quantized: Model, options: Any) -> None
         return
     title = f"Quantization error per tensor, the {min(WORST, len(rows))} worst of {len(rows)}"
     table(title, TABLE_HEADER, table_rows(rows[:WORST]))
+    if options.output_path == IN_MEMORY:
+        return  # one_cmds.quantize() without an output_path: no file
     path = os.path.realpath(os.path.expanduser(options.output_path)) + CSV_SUFFIX
     write_csv(path, rows)
     out(f"Every tensor's error: {path}")
