@@ -20,7 +20,7 @@ from .mixed_precision import (
     load_precision,
     remove_redundant_quantize,
 )
-from .propagation import backward, forward
+from .propagation import backward, forward, requantize_joined_inputs
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
 
@@ -79,6 +79,7 @@ def quantize_with_minmax(model: Model, options) -> None:
     quantize_activation_constants(graph, precision)
     fixed_output_qparams(graph, dtype)
     forward(graph, tf_style_maxpool=options.TF_style_maxpool)
+    requantize_joined_inputs(graph)
     quantize_weights_of(graph, precision)
     quantize_biases(graph, precision)
     set_input_types(model, options.input_type, dtype)

@@ -137,3 +137,40 @@ def _copy_scale(source: Tensor, target: Tensor) -> bool:
         quantized_dimension=s.quantized_dimension,  # type: ignore[union-attr]
     )
     return True
+
+
+# Operators whose integer kernels copy their inputs' values into the result as they are (no
+# rescaling) for these dtypes: LiteRT's int8/int16 CONCATENATION and PACK.
+_JOINING = frozenset({"CONCATENATION", "PACK"})
+_UNSCALED_JOIN_TYPES = frozenset({"INT8", "INT16"})
+
+
+def requantize_joined_inputs(graph: Graph) -> int:
+    """**Adopted:** an int16 (or int8) CONCATENATION/PACK input whose qparams differ from the
+    result's (forward propagation may have given a Split output its source's) is read through
+    a requantizing QUANTIZE to the result's qparams: LiteRT joins such values unscaled, so the
+    reference's graph would be wrong there. Returns how many were inserted."""
+    producers = graph.producers()
+    inserted = 0
+    for op in list(graph.operators):
+        out = op.outputs[0] if op.outputs else None
+        if op.opcode not in _JOINING or out is None or out.dtype not in _UNSCALED_JOIN_TYPES:
+            continue
+        for i, t in enumerate(op.inputs):
+            if t is None or t.is_constant or not _quantized(t) or not _quantized(out):
+                continue
+            if _same(t.quant, out.quant):  # type: ignore[arg-type]
+                continue
+            joined = Tensor(f"{t.name}_Requantize", out.dtype, t.shape, quant=copy.copy(out.quant))
+            producer = producers.get(t)
+            origin = producer.origin if producer is not None else frozenset()
+            graph.operators.insert(
+                graph.operators.index(op), Operator("QUANTIZE", [t], [joined], origin=origin)
+            )
+            op.inputs[i] = joined
+            inserted += 1
+    return inserted
+
+
+def _same(a: QuantParam, b: QuantParam) -> bool:
+    return np.array_equal(a.scale, b.scale) and np.array_equal(a.zero_point, b.zero_point)

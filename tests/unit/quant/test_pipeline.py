@@ -54,3 +54,21 @@ def test_layer_wise_int16_is_refused(fixture_path):
     model = one_cmds.load(fixture_path("add2.tflite"))
     with pytest.raises(OneCmdsError, match=r"Layer-wise quantization only supports uint8 dtype\."):
         one_cmds.quantize(model, quantized_dtype="int16", granularity="layer")
+
+
+def test_int16_concatenation_inputs_are_requantized_to_its_qparams(fixture_path):
+    """LiteRT's int16 CONCATENATION joins values unscaled: inputs must share its qparams."""
+    from one_cmds.interp import Interpreter
+
+    model = one_cmds.load(fixture_path("splitv_equal.tflite"))
+    q = one_cmds.quantize(model, quantized_dtype="int16", granularity="channel", **FLOAT_IO)
+    concat = next(op for op in q.main.operators if op.opcode == "CONCATENATION")
+    for t in concat.inputs:
+        assert t.quant.scale.tolist() == concat.outputs[0].quant.scale.tolist()
+    assert any(
+        op.opcode == "QUANTIZE" and op.outputs[0] in concat.inputs for op in q.main.operators
+    )
+    x = random_inputs(model, seed=9)
+    (want,) = run_model(model, x, BUILTIN)
+    (got,) = Interpreter(q).run(x)
+    assert np.max(np.abs(want - got)) <= 1e-3 * float(np.ptp(want))
