@@ -46,13 +46,20 @@ def check_float_model(model: Model) -> None:
 
 def check_constant_operands(model: Model) -> None:
     """Before quantization: weights, biases and the like are constants (or absent)."""
+    producers = model.main.producers()
     for op in model.main.operators:
         for i in CONSTANT_INPUTS.get(op.opcode, ()):
             t = op.inputs[i] if i < len(op.inputs) else None
             if t is not None and not t.is_constant:
+                producer = producers.get(t)
+                hint = (
+                    "; fold it first (one-optimize fold_dequantize)"
+                    if producer is not None and producer.opcode == "DEQUANTIZE"
+                    else ""
+                )
                 raise QuantizeError(
                     f"{op.kind} '{op.outputs[0].name}': input {i} '{t.name}' must be a constant "
-                    "to be quantized"
+                    f"to be quantized{hint}"
                 )
 
 
