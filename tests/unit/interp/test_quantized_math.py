@@ -1,0 +1,283 @@
+"""Quantized MAXIMUM, MINIMUM, NEG, ABS, SQRT, RSQRT, EXP, LOG, SQUARED_DIFFERENCE, DIV, SUM,
+REDUCE_MAX and REDUCE_MIN against LiteRT's reference kernels (exact)."""
+
+import numpy as np
+import pytest
+
+from one_cmds.interp import Interpreter, InterpreterError
+from one_cmds.ir import QuantParam
+from support.litert import BUILTIN, REFERENCE, run_model
+from support.single_op import const, new_options, op_model
+
+RNG = np.random.default_rng(13)
+NUMPY = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16}
+RELU, RELU_N1_TO_1, RELU6 = 1, 2, 3
+
+
+def qparam(scale, zero_point=0):
+    return QuantParam(
+        scale=np.array([scale], np.float32),
+        zero_point=np.array([zero_point], np.int64),
+        quantized_dimension=0,
+    )
+
+
+def qrand(dtype, *shape, low=None):
+    info = np.iinfo(NUMPY[dtype])
+    low = info.min if low is None else low
+    return RNG.integers(low, info.max + 1, shape).astype(NUMPY[dtype])
+
+
+def every_value(dtype, low=None):
+    """Every representable value (INT8 / UINT8) or a spread sample with the extremes (INT16)."""
+    info = np.iinfo(NUMPY[dtype])
+    low = info.min if low is None else low
+    if dtype != "INT16":
+        return np.arange(low, info.max + 1).astype(NUMPY[dtype])
+    values = np.concatenate([[low, low + 1, info.max, 0, 1, 2], qrand(dtype, 600, low=low)])
+    return np.unique(np.clip(values, low, info.max)).astype(np.int16)
+
+
+def zero_point(dtype):
+    return {"INT8": int(RNG.integers(-30, 30)), "UINT8": int(RNG.integers(100, 156))}.get(dtype, 0)
+
+
+def quantized_model(opcode, operands, quants, dtype, out_quant, options=None):
+    model = op_model(opcode, operands, options, outputs=[dtype])
+    op = model.main.operators[0]
+    for tensor, quant in zip(op.inputs, quants, strict=True):
+        if quant is not None:
+            tensor.quant = quant
+    op.outputs[0].quant = out_quant
+    return model
+
+
+def check(model, inputs):
+    """Our interpreter equals LiteRT's reference kernels bit for bit."""
+    (expected,) = run_model(model, inputs, REFERENCE)
+    (got,) = Interpreter(model).run(inputs)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def check_unary(opcode, x, q_in, dtype, q_out):
+    check(quantized_model(opcode, [x], [q_in], dtype, q_out), [x])
+
+
+def refused(opcode, operands, quants, dtype, out_quant, match, options=None):
+    model = quantized_model(opcode, operands, quants, dtype, out_quant, options)
+    inputs = [o for o in operands if isinstance(o, np.ndarray)]
+    with pytest.raises(InterpreterError, match=match):
+        Interpreter(model).run(inputs)
+
+
+# --- MAXIMUM / MINIMUM / NEG -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opcode", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("dtype", ["INT8", "UINT8", "INT16"])
+@pytest.mark.parametrize(("shape1", "shape2"), [((2, 3, 8), (2, 3, 8)), ((2, 1, 4, 5), (3, 1, 5))])
+def test_maximum_minimum(opcode, dtype, shape1, shape2):
+    """Raw integers compared, whatever the (here differing) parameters, as LiteRT."""
+    a, b = qrand(dtype, *shape1), qrand(dtype, *shape2)
+    quants = [qparam(0.05, zero_point(dtype)), qparam(0.02, zero_point(dtype))]
+    check(quantized_model(opcode, [a, b], quants, dtype, qparam(0.03, zero_point(dtype))), [a, b])
+
+
+@pytest.mark.parametrize("opcode", ["MAXIMUM", "MINIMUM"])
+def test_maximum_minimum_constant_operand(opcode):
+    a, b = qrand("INT8", 3, 4), qrand("INT8", 4)
+    q = qparam(0.04, 3)
+    check(quantized_model(opcode, [a, const(b)], [q, q], "INT8", q), [a])
+
+
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+def test_neg(dtype):
+    """Raw negation in the type (the lowest value wraps onto itself), parameters ignored."""
+    x = every_value(dtype)
+    check_unary("NEG", x, qparam(0.05, zero_point(dtype)), dtype, qparam(0.07, zero_point(dtype)))
+
+
+# --- ABS / SQRT / RSQRT / EXP / LOG --------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+@pytest.mark.parametrize(("s_in", "s_out"), [(0.05, 0.05), (0.05, 0.03), (0.02, 0.09)])
+def test_abs(dtype, s_in, s_out):
+    """Equal scales add the zero points only; different ones rescale."""
+    x = every_value(dtype)
+    check_unary("ABS", x, qparam(s_in, zero_point(dtype)), dtype, qparam(s_out, zero_point(dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+@pytest.mark.parametrize(("s_in", "s_out"), [(0.05, 0.02), (0.3, 0.05), (0.001, 0.0007)])
+def test_sqrt(dtype, s_in, s_out):
+    """float32 sqrt truncated toward zero; inputs at or above the zero point."""
+    zp_in = zero_point(dtype)
+    x = every_value(dtype, low=zp_in)
+    check_unary("SQRT", x, qparam(s_in, zp_in), dtype, qparam(s_out, zero_point(dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+@pytest.mark.parametrize(("s_in", "s_out"), [(0.05, 0.04), (0.5, 0.01), (0.002, 0.3)])
+def test_rsqrt(dtype, s_in, s_out):
+    """Fixed-point inverse square root (INT8, the maximum at the zero point) or the table."""
+    zp_in = zero_point(dtype)
+    x = every_value(dtype, low=zp_in)
+    check_unary("RSQRT", x, qparam(s_in, zp_in), dtype, qparam(s_out, zero_point(dtype)))
+
+
+@pytest.mark.parametrize("opcode", ["SQRT", "RSQRT"])
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+def test_negative_input_is_an_error(opcode, dtype):
+    x = np.array([3, -1, 5], NUMPY[dtype])
+    refused(opcode, [x], [qparam(0.1)], dtype, qparam(0.1), "defined for")
+
+
+@pytest.mark.parametrize("opcode", ["EXP", "LOG"])
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+@pytest.mark.parametrize(("s_in", "s_out"), [(0.02, 0.05), (0.05, 0.3), (0.0005, 0.001)])
+def test_lookup_tables(opcode, dtype, s_in, s_out):
+    """expf / logf tables over every input (LOG of a non-positive input: the lowest value)."""
+    x = every_value(dtype)
+    check_unary(opcode, x, qparam(s_in, zero_point(dtype)), dtype, qparam(s_out, zero_point(dtype)))
+
+
+@pytest.mark.parametrize("opcode", ["ABS", "SQRT", "RSQRT", "EXP", "LOG"])
+def test_int16_zero_point_is_an_error(opcode):
+    x = np.array([1, 2, 3], np.int16)
+    refused(opcode, [x], [qparam(0.01, 4)], "INT16", qparam(0.01), "zero point 0")
+
+
+@pytest.mark.parametrize("opcode", ["NEG", "ABS", "SQRT", "RSQRT", "EXP", "LOG"])
+def test_uint8_is_refused(opcode):
+    """LiteRT has no UINT8 kernel for these."""
+    x = np.array([130, 140], np.uint8)
+    refused(opcode, [x], [qparam(0.1, 128)], "UINT8", qparam(0.1, 128), "not supported")
+
+
+# --- SQUARED_DIFFERENCE / DIV ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("shape1", "shape2"), [((2, 3, 8), (2, 3, 8)), ((2, 1, 4, 5), (3, 1, 5))])
+@pytest.mark.parametrize(("s1", "s2", "so"), [(0.05, 0.03, 0.1), (0.02, 0.02, 0.01), (0.1, 0.3, 2)])
+def test_squared_difference(shape1, shape2, s1, s2, so):
+    a, b = qrand("INT8", *shape1), qrand("INT8", *shape2)
+    quants = [qparam(s1, zero_point("INT8")), qparam(s2, zero_point("INT8"))]
+    check(quantized_model("SQUARED_DIFFERENCE", [a, b], quants, "INT8", qparam(so, 5)), [a, b])
+
+
+@pytest.mark.parametrize("dtype", ["UINT8", "INT16"])
+def test_squared_difference_int8_only(dtype):
+    a = np.array([1, 2], NUMPY[dtype])
+    refused("SQUARED_DIFFERENCE", [a, a], [qparam(0.1)] * 2, dtype, qparam(0.1), "supported")
+
+
+def divisor(dtype, zp, *shape):
+    """Random divisors avoiding a raw 0 and the zero point (both refused)."""
+    b = qrand(dtype, *shape).astype(np.int64)
+    b = np.where((b == 0) | (b == zp), zp + 1 if zp + 1 != 0 else zp + 2, b)
+    return b.astype(NUMPY[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["UINT8", "INT8", "INT16"])
+@pytest.mark.parametrize(("shape1", "shape2"), [((2, 3, 8), (2, 3, 8)), ((2, 1, 4, 5), (3, 1, 5))])
+@pytest.mark.parametrize(
+    ("s1", "s2", "so"), [(0.05, 0.03, 0.1), (0.02, 0.1, 0.001), (0.3, 0.01, 4)]
+)
+def test_div(dtype, shape1, shape2, s1, s2, so):
+    z1, z2, zo = zero_point(dtype), zero_point(dtype), zero_point(dtype)
+    a, b = qrand(dtype, *shape1), divisor(dtype, z2, *shape2)
+    quants = [qparam(s1, z1), qparam(s2, z2)]
+    model = quantized_model("DIV", [a, b], quants, dtype, qparam(so, zo), new_options("DivOptions"))
+    check(model, [a, b])
+
+
+@pytest.mark.parametrize("dtype", ["UINT8", "INT8", "INT16"])
+@pytest.mark.parametrize("activation", [RELU, RELU_N1_TO_1, RELU6])
+def test_div_activation(dtype, activation):
+    z2 = zero_point(dtype)
+    a, b = qrand(dtype, 4, 16), divisor(dtype, z2, 4, 16)
+    quants = [qparam(0.04, zero_point(dtype)), qparam(0.05, z2)]
+    options = new_options("DivOptions", fusedActivationFunction=activation)
+    check(
+        quantized_model("DIV", [a, b], quants, dtype, qparam(0.02, zero_point(dtype)), options),
+        [a, b],
+    )
+
+
+@pytest.mark.parametrize("dtype", ["UINT8", "INT8", "INT16"])
+def test_div_small_dividend_large_divisor(dtype):
+    """Dividends near zero over divisors far from it ask LiteRT for shifts past 31 (x86
+    shift counts wrap)."""
+    info = np.iinfo(NUMPY[dtype])
+    zp = {"UINT8": 128, "INT8": 3, "INT16": 0}[dtype]
+    a = np.arange(zp - 4, zp + 5).astype(NUMPY[dtype])[:, None]
+    b = np.array([info.min + 1, zp - 60, zp + 60, info.max], NUMPY[dtype])[None, :]
+    quants = [qparam(0.3, zp), qparam(0.01, zp)]
+    model = quantized_model(
+        "DIV", [a, b], quants, dtype, qparam(4.0, zp), new_options("DivOptions")
+    )
+    check(model, [a, b])
+
+
+def test_div_by_zero_is_an_error():
+    a, b = np.array([3, 4], np.uint8), np.array([0, 2], np.uint8)
+    quants = [qparam(0.1, 1), qparam(0.1, 1)]
+    refused(
+        "DIV", [a, b], quants, "UINT8", qparam(0.1), "division by zero", new_options("DivOptions")
+    )
+
+
+# --- SUM / REDUCE_MAX / REDUCE_MIN --------------------------------------------------------------
+
+
+def reduce_model(opcode, x, axes, keep, q_in, q_out):
+    options = new_options("ReducerOptions", keepDims=keep)
+    operands = [x, const(np.array(axes, np.int32))]
+    return quantized_model(opcode, operands, [q_in, None], str(x.dtype).upper(), q_out, options)
+
+
+@pytest.mark.parametrize("opcode", ["REDUCE_MAX", "REDUCE_MIN"])
+@pytest.mark.parametrize("dtype", ["INT8", "UINT8", "INT16"])
+@pytest.mark.parametrize(("axes", "keep"), [([1], False), ([0, 2], True), ([-1, 1, 1], False)])
+def test_reduce_max_min(opcode, dtype, axes, keep):
+    """The existing kernel on the raw integers (LiteRT requires equal parameters)."""
+    x = qrand(dtype, 3, 5, 7)
+    q = qparam(0.05, zero_point(dtype))
+    check(reduce_model(opcode, x, axes, keep, q, q), [x])
+
+
+SUM_SCALES = [(0.05, 0.05), (0.05, 0.5), (0.01, 0.003), (0.2, 40.0)]
+SUM_AXES = [([1], False), ([0, 2], True), ([-1, 1, 1], False)]
+
+
+@pytest.mark.parametrize(("s_in", "s_out"), SUM_SCALES)
+@pytest.mark.parametrize(("axes", "keep"), SUM_AXES)
+def test_sum_uint8(s_in, s_out, axes, keep):
+    """Fixed-point rescaling of the integer sum, saturated (exact against the reference)."""
+    x = qrand("UINT8", 3, 5, 7)
+    q_in, q_out = qparam(s_in, zero_point("UINT8")), qparam(s_out, zero_point("UINT8"))
+    check(reduce_model("SUM", x, axes, keep, q_in, q_out), [x])
+
+
+@pytest.mark.parametrize("dtype", ["INT8", "INT16"])
+@pytest.mark.parametrize(("s_in", "s_out"), SUM_SCALES)
+@pytest.mark.parametrize(("axes", "keep"), SUM_AXES)
+def test_sum_signed(dtype, s_in, s_out, axes, keep):
+    """LiteRT 2.3's reference SUM reads INT8 / INT16 data as UINT8 (garbage), so these are
+    judged by its builtin kernel, which rescales in float: within 1 LSB."""
+    x = qrand(dtype, 3, 5, 7)
+    q_in, q_out = qparam(s_in, zero_point(dtype)), qparam(s_out, zero_point(dtype))
+    model = reduce_model("SUM", x, axes, keep, q_in, q_out)
+    (expected,) = run_model(model, [x], BUILTIN)
+    (got,) = Interpreter(model).run([x])
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got.astype(np.int64), expected.astype(np.int64), atol=1, rtol=0)
+
+
+def test_sum_int16_zero_point_is_an_error():
+    x = np.array([[1, 2], [3, 4]], np.int16)
+    model = reduce_model("SUM", x, [1], False, qparam(0.1, 2), qparam(0.1))
+    with pytest.raises(InterpreterError, match="zero point 0"):
+        Interpreter(model).run([x])
