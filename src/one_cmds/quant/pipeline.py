@@ -20,7 +20,7 @@ from .mixed_precision import (
     load_precision,
     remove_redundant_quantize,
 )
-from .propagation import backward, forward, requantize_joined_inputs
+from .propagation import backward, forward, requantize_joined_inputs, share_compared_qparams
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
 
@@ -76,6 +76,7 @@ def quantize_with_minmax(model: Model, options) -> None:
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
     backward(graph)
+    share_compared_qparams(graph)
     quantize_activation_constants(graph, precision)
     fixed_output_qparams(graph, dtype)
     forward(graph, tf_style_maxpool=options.TF_style_maxpool)

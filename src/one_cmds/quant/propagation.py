@@ -87,6 +87,37 @@ def backward(graph: Graph) -> None:
                 t.quant = copy.copy(out.quant)
 
 
+# LiteRT's integer MAXIMUM/MINIMUM compare raw values and copy them to the result.
+_RAW_COMPARE = frozenset({"MAXIMUM", "MINIMUM"})
+
+
+def share_compared_qparams(graph: Graph) -> None:
+    """**Adopted**, in execution order (after §11.1, before the constants of §11.3):
+    MAXIMUM/MINIMUM of a quantized tensor and a float constant: the constant is quantized with
+    the tensor's qparams and the result takes them too, since LiteRT compares and copies raw
+    values (a constant of its own range, as the reference quantizes it, made a clamp
+    ``max(min(x, 6), 0)`` wrong by twice its range)."""
+    for op in graph.operators:
+        if op.opcode in _RAW_COMPARE and op.outputs and _quantized(op.outputs[0]):
+            _share_compared(op)
+
+
+def _share_compared(op: Operator) -> None:
+    tensors = [t for t in op.inputs if t is not None and not t.is_constant]
+    if len(tensors) != 1 or not _quantized(tensors[0]):
+        return
+    source = tensors[0]
+    for i, t in enumerate(op.inputs):
+        if t is not None and t.is_constant and t.dtype == "FLOAT32":
+            op.inputs[i] = _const_with(t, source.quant, source.dtype.lower())  # type: ignore[arg-type]
+    op.outputs[0].quant = QuantParam(
+        scale=source.quant.scale,  # type: ignore[union-attr]
+        zero_point=source.quant.zero_point,  # type: ignore[union-attr]
+        min=op.outputs[0].quant.min,  # type: ignore[union-attr]
+        max=op.outputs[0].quant.max,  # type: ignore[union-attr]
+    )
+
+
 def _pads_lowest(op: Operator) -> bool:
     pad = op.inputs[2] if len(op.inputs) > 2 else None
     value = None if pad is None else pad.data

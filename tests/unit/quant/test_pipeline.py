@@ -72,3 +72,22 @@ def test_int16_concatenation_inputs_are_requantized_to_its_qparams(fixture_path)
     (want,) = run_model(model, x, BUILTIN)
     (got,) = Interpreter(q).run(x)
     assert np.max(np.abs(want - got)) <= 1e-3 * float(np.ptp(want))
+
+
+def test_a_min_max_clamp_shares_its_input_qparams(fixture_path):
+    """LiteRT's integer MINIMUM/MAXIMUM compare raw values: constants and results take the
+    clamped tensor's qparams, so the uint8 model stays close to float in LiteRT."""
+    model = one_cmds.load(fixture_path("clamp_dense.tflite"))
+    q = one_cmds.quantize(model, **FLOAT_IO)
+    x_q = q.main.operators[0].outputs[0].quant
+    for op in q.main.operators[1:3]:
+        assert op.opcode in ("MINIMUM", "MAXIMUM")
+        for t in (*op.inputs, *op.outputs):
+            assert (t.quant.scale.tolist(), t.quant.zero_point.tolist()) == (
+                x_q.scale.tolist(),
+                x_q.zero_point.tolist(),
+            )
+    x = random_inputs(model, seed=3)
+    (want,) = run_model(model, x, BUILTIN)
+    (got,) = run_model(q, x, REFERENCE)
+    assert np.max(np.abs(want - got)) <= 0.05 * float(np.ptp(want))
