@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Tensor
+from ..ir import Operator, Tensor
+from .activation import NONE, RELU, RELU6, RELU_N1_TO_1, activation_of
+from .fixedpoint import round_half_away
 
 QUANTIZED_TYPES = frozenset({"INT8", "UINT8", "INT16"})
 
@@ -47,3 +49,44 @@ def per_tensor(tensor: Tensor) -> tuple[float, int]:
         raise ValueError(f"per-channel tensor {tensor.name!r} needs one scale here")
     scale, zero_point = channel_params(tensor, 0)
     return float(scale), int(zero_point)
+
+
+_LIMITS = {"INT8": (-128, 127), "UINT8": (0, 255), "INT16": (-32768, 32767)}
+
+
+def type_range(tensor: Tensor) -> tuple[int, int]:
+    """The representable range of a quantized integer tensor's type."""
+    if tensor.dtype not in _LIMITS:
+        raise ValueError(f"{tensor.dtype} tensor {tensor.name!r} is not a quantized type")
+    return _LIMITS[tensor.dtype]
+
+
+def qparams(op: Operator, tensor: Tensor) -> tuple[float, int]:
+    """The per-tensor (scale, zero point) of an operand or result of a quantized kernel."""
+    if not is_quantized(tensor):
+        raise ValueError(
+            f"{op.kind} on quantized tensors needs quantization parameters on {tensor.name!r} too"
+        )
+    return per_tensor(tensor)
+
+
+def activation_range(op: Operator, out: Tensor | None = None) -> tuple[int, int]:
+    """CalculateActivationRangeQuantized: the fused activation's bounds quantized with the
+    output's float32 scale (rounded half away from zero), inside the type's range."""
+    out = op.outputs[0] if out is None else out
+    qmin, qmax = type_range(out)
+    code = activation_of(op)
+    if code == NONE:
+        return qmin, qmax
+    scale, zero_point = qparams(op, out)
+
+    def quantize(value: float) -> int:
+        return zero_point + int(round_half_away(np.float32(value) / np.float32(scale)))
+
+    if code == RELU:
+        return max(qmin, quantize(0.0)), qmax
+    if code == RELU6:
+        return max(qmin, quantize(0.0)), min(qmax, quantize(6.0))
+    if code == RELU_N1_TO_1:
+        return max(qmin, quantize(-1.0)), min(qmax, quantize(1.0))
+    raise ValueError(f"fused activation {code} is not supported on quantized tensors")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...ir import Operator, Tensor, numpy_dtype
-from ..activation import NONE, RELU, RELU6, RELU_N1_TO_1, activation_of
+from ..activation import NONE
 from ..fixedpoint import (
     multiply_by_quantized_multiplier,
     multiply_by_quantized_multiplier_int64,
@@ -28,14 +28,12 @@ from ..fixedpoint import (
     round_half_away,
 )
 from ..interpreter import InterpreterError
-from ..qparams import channel_params, is_quantized, per_tensor
+from ..qparams import activation_range, channel_params, is_quantized, per_tensor
 from ..registry import quantized_kernel
 from . import conv
 
 # Integers of magnitude below this are exact in float64, and so is every sum of them.
 _EXACT = 2**53
-
-_ACTIVATION_BOUNDS = {RELU: (0.0, None), RELU6: (0.0, 6.0), RELU_N1_TO_1: (-1.0, 1.0)}
 
 
 def check_types(op: Operator, x: Tensor, w: Tensor, args: list[Any]) -> bool:
@@ -99,29 +97,6 @@ def accumulate(total: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
     if bias is not None:
         acc += np.asarray(bias, np.int64).reshape(-1)
     return acc
-
-
-def activation_range(op: Operator, out: Tensor) -> tuple[int, int]:
-    """CalculateActivationRangeQuantized: the output type's range, narrowed to the fused
-    activation's bounds quantized with the output scale (float32 division, half away)."""
-    info = np.iinfo(numpy_dtype(out.dtype))
-    lo, hi = int(info.min), int(info.max)
-    code = activation_of(op)
-    if code == NONE:
-        return lo, hi
-    if code not in _ACTIVATION_BOUNDS:
-        raise InterpreterError(f"{op.kind}: fused activation {code} on a quantized output")
-    scale, zero_point = per_tensor(out)
-
-    def quantize(f: float) -> int:
-        r = float(np.float32(f) / np.float32(scale))
-        return zero_point + int(np.sign(r) * np.floor(abs(r) + 0.5))
-
-    low, high = _ACTIVATION_BOUNDS[code]
-    lo = max(lo, quantize(low))
-    if high is not None:
-        hi = min(hi, quantize(high))
-    return lo, hi
 
 
 def requantize(

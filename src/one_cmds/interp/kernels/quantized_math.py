@@ -25,6 +25,7 @@ from ..fixedpoint import (
     saturating_rounding_doubling_high_mul,
 )
 from ..interpreter import InterpreterError
+from ..qparams import activation_range, qparams, type_range
 from ..registry import Args, quantized_kernel
 from .layout import axes_of
 from .quantized_activations import (
@@ -40,7 +41,6 @@ from .quantized_activations import (
     _saturating_shift_left,
     _symmetric_int16,
 )
-from .quantized_elementwise import activation_range, qparams, type_range
 from .reduce import _reduce
 
 _ALL = (np.uint8, np.int8, np.int16)

@@ -14,10 +14,10 @@ import numpy as np
 
 from ...ir import Operator
 from ..fixedpoint import multiply_by_quantized_multiplier, quantize_multiplier
+from ..qparams import activation_range, qparams, type_range
 from ..registry import Args, quantized_kernel
 from .layout import axes_of
 from .pool import _pool_window, _reduce_taps, _valid_counts
-from .quantized_elementwise import activation_range, qparams, type_range
 from .reduce import _reduce
 
 
