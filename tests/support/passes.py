@@ -32,9 +32,10 @@ import one_cmds
 from one_cmds.errors import ExportError
 from one_cmds.formats.schema import new_options
 from one_cmds.interp import Interpreter
-from one_cmds.ir import Graph, Model, Operator, QuantParam, Tensor
+from one_cmds.ir import Graph, Model, Operator, Tensor
 from one_cmds.shape import infer_shapes
 from support.litert import BUILTIN, random_inputs, run_model
+from support.quantized import qparam
 
 __all__ = [
     "Net",
@@ -282,15 +283,6 @@ def pool_options(
 def fc_options(act: int = 0, keep: bool = False) -> Any:
     """FullyConnectedOptions with the fused activation ``act`` and keepNumDims ``keep``."""
     return new_options("FullyConnectedOptions", fusedActivationFunction=act, keepNumDims=keep)
-
-
-def qparam(scale: Any, zero_point: Any = None) -> QuantParam:
-    """Quantization parameters: ``scale`` a number or one per channel, ``zero_point`` likewise
-    (None: zeros)."""
-    scale = np.asarray(scale, np.float32).reshape(-1)
-    if zero_point is None:
-        zero_point = np.zeros(scale.size, np.int64)
-    return QuantParam(scale=scale, zero_point=np.asarray(zero_point, np.int64).reshape(-1))
 
 
 def batchnorm(

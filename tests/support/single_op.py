@@ -25,6 +25,7 @@ __all__ = [
     "const",
     "new_options",
     "op_model",
+    "pool2d_options",
     "randoms",
     "run_both",
     "run_ours",
@@ -106,6 +107,19 @@ def op_model(
     graph = Graph("main", graph_inputs, outs, [op])
     graph.tensors = [t for t in [*op_inputs, *outs] if t is not None]
     return Model(graphs=[graph])
+
+
+def pool2d_options(filter_hw, stride, padding, activation: int = 0) -> Any:
+    """Pool2DOptions of a ``filter_hw`` window."""
+    return new_options(
+        "Pool2DOptions",
+        padding=padding,
+        filterHeight=filter_hw[0],
+        filterWidth=filter_hw[1],
+        strideH=stride[0],
+        strideW=stride[1],
+        fusedActivationFunction=activation,
+    )
 
 
 def feeds(operands: Sequence[np.ndarray | Const | None]) -> list[np.ndarray]:

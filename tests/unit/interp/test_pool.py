@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from support.single_op import check_against_litert, new_options
+from support.single_op import check_against_litert, pool2d_options
 
 RNG = np.random.default_rng(0)
 
@@ -15,25 +15,13 @@ def rand(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
 
 
-def pool_options(filter_hw, stride, padding, activation=0):
-    return new_options(
-        "Pool2DOptions",
-        padding=padding,
-        filterHeight=filter_hw[0],
-        filterWidth=filter_hw[1],
-        strideH=stride[0],
-        strideW=stride[1],
-        fusedActivationFunction=activation,
-    )
-
-
 @pytest.mark.parametrize("opcode", POOLS)
 @pytest.mark.parametrize("padding", [SAME, VALID])
 @pytest.mark.parametrize("stride", [1, 2])
 @pytest.mark.parametrize("k", [1, 2, 3, 5])
 def test_pool(opcode, padding, stride, k):
     check_against_litert(
-        opcode, [rand(2, 11, 9, 3)], pool_options((k, k), (stride, stride), padding)
+        opcode, [rand(2, 11, 9, 3)], pool2d_options((k, k), (stride, stride), padding)
     )
 
 
@@ -43,23 +31,23 @@ def test_pool(opcode, padding, stride, k):
     ("filter_hw", "stride"), [((2, 3), (1, 2)), ((3, 1), (3, 2)), ((4, 4), (3, 3))]
 )
 def test_pool_rectangular(opcode, padding, filter_hw, stride):
-    check_against_litert(opcode, [rand(1, 10, 13, 4)], pool_options(filter_hw, stride, padding))
+    check_against_litert(opcode, [rand(1, 10, 13, 4)], pool2d_options(filter_hw, stride, padding))
 
 
 @pytest.mark.parametrize("opcode", POOLS)
 @pytest.mark.parametrize("activation", [1, 2, 3])
 def test_pool_activation(opcode, activation):
     check_against_litert(
-        opcode, [rand(1, 8, 8, 2) * 4], pool_options((3, 3), (2, 2), SAME, activation)
+        opcode, [rand(1, 8, 8, 2) * 4], pool2d_options((3, 3), (2, 2), SAME, activation)
     )
 
 
 @pytest.mark.parametrize("opcode", POOLS)
 def test_global_pool(opcode):
-    check_against_litert(opcode, [rand(1, 7, 7, 16)], pool_options((7, 7), (1, 1), VALID))
+    check_against_litert(opcode, [rand(1, 7, 7, 16)], pool2d_options((7, 7), (1, 1), VALID))
 
 
 @pytest.mark.parametrize("opcode", POOLS)
 def test_pool_window_larger_than_input(opcode):
     # SAME padding: every window is cut by the borders; averages count valid elements only.
-    check_against_litert(opcode, [rand(2, 3, 4, 2)], pool_options((5, 5), (1, 2), SAME))
+    check_against_litert(opcode, [rand(2, 3, 4, 2)], pool2d_options((5, 5), (1, 2), SAME))

@@ -6,19 +6,12 @@ import numpy as np
 import pytest
 
 from one_cmds.interp import Interpreter, InterpreterError
-from one_cmds.ir import Graph, Model, Operator, QuantParam, Tensor, from_numpy
+from one_cmds.ir import Graph, Model, Operator, Tensor, from_numpy
 from support.litert import REFERENCE, run_model
+from support.quantized import qparam
 from support.single_op import new_options
 
 RNG = np.random.default_rng(11)
-
-
-def qparam(scale, zero_point=0, dim=0):
-    return QuantParam(
-        scale=np.array(scale, np.float32).reshape(-1),
-        zero_point=np.array(zero_point, np.int64).reshape(-1),
-        quantized_dimension=dim,
-    )
 
 
 def qmodel(opcode, operands, out_dtype, out_quant, options=None):

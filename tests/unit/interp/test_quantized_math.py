@@ -5,27 +5,12 @@ import numpy as np
 import pytest
 
 from one_cmds.interp import Interpreter, InterpreterError
-from one_cmds.ir import QuantParam
-from support.litert import BUILTIN, REFERENCE, run_model
-from support.single_op import const, new_options, op_model
+from support.litert import BUILTIN, run_model
+from support.quantized import NUMPY, assert_exact, qparam, qrand, quantized_model, zero_point
+from support.single_op import const, new_options
 
 RNG = np.random.default_rng(13)
-NUMPY = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16}
 RELU, RELU_N1_TO_1, RELU6 = 1, 2, 3
-
-
-def qparam(scale, zero_point=0):
-    return QuantParam(
-        scale=np.array([scale], np.float32),
-        zero_point=np.array([zero_point], np.int64),
-        quantized_dimension=0,
-    )
-
-
-def qrand(dtype, *shape, low=None):
-    info = np.iinfo(NUMPY[dtype])
-    low = info.min if low is None else low
-    return RNG.integers(low, info.max + 1, shape).astype(NUMPY[dtype])
 
 
 def every_value(dtype, low=None):
@@ -34,34 +19,12 @@ def every_value(dtype, low=None):
     low = info.min if low is None else low
     if dtype != "INT16":
         return np.arange(low, info.max + 1).astype(NUMPY[dtype])
-    values = np.concatenate([[low, low + 1, info.max, 0, 1, 2], qrand(dtype, 600, low=low)])
+    values = np.concatenate([[low, low + 1, info.max, 0, 1, 2], qrand(RNG, dtype, 600, low=low)])
     return np.unique(np.clip(values, low, info.max)).astype(np.int16)
 
 
-def zero_point(dtype):
-    return {"INT8": int(RNG.integers(-30, 30)), "UINT8": int(RNG.integers(100, 156))}.get(dtype, 0)
-
-
-def quantized_model(opcode, operands, quants, dtype, out_quant, options=None):
-    model = op_model(opcode, operands, options, outputs=[dtype])
-    op = model.main.operators[0]
-    for tensor, quant in zip(op.inputs, quants, strict=True):
-        if quant is not None:
-            tensor.quant = quant
-    op.outputs[0].quant = out_quant
-    return model
-
-
-def check(model, inputs):
-    """Our interpreter equals LiteRT's reference kernels bit for bit."""
-    (expected,) = run_model(model, inputs, REFERENCE)
-    (got,) = Interpreter(model).run(inputs)
-    assert got.dtype == expected.dtype and got.shape == expected.shape
-    np.testing.assert_array_equal(got, expected)
-
-
 def check_unary(opcode, x, q_in, dtype, q_out):
-    check(quantized_model(opcode, [x], [q_in], dtype, q_out), [x])
+    assert_exact(quantized_model(opcode, [x], [q_in], dtype, q_out), [x])
 
 
 def refused(opcode, operands, quants, dtype, out_quant, match, options=None):
@@ -79,23 +42,27 @@ def refused(opcode, operands, quants, dtype, out_quant, match, options=None):
 @pytest.mark.parametrize(("shape1", "shape2"), [((2, 3, 8), (2, 3, 8)), ((2, 1, 4, 5), (3, 1, 5))])
 def test_maximum_minimum(opcode, dtype, shape1, shape2):
     """Raw integers compared, whatever the (here differing) parameters, as LiteRT."""
-    a, b = qrand(dtype, *shape1), qrand(dtype, *shape2)
-    quants = [qparam(0.05, zero_point(dtype)), qparam(0.02, zero_point(dtype))]
-    check(quantized_model(opcode, [a, b], quants, dtype, qparam(0.03, zero_point(dtype))), [a, b])
+    a, b = qrand(RNG, dtype, *shape1), qrand(RNG, dtype, *shape2)
+    quants = [qparam(0.05, zero_point(RNG, dtype)), qparam(0.02, zero_point(RNG, dtype))]
+    assert_exact(
+        quantized_model(opcode, [a, b], quants, dtype, qparam(0.03, zero_point(RNG, dtype))), [a, b]
+    )
 
 
 @pytest.mark.parametrize("opcode", ["MAXIMUM", "MINIMUM"])
 def test_maximum_minimum_constant_operand(opcode):
-    a, b = qrand("INT8", 3, 4), qrand("INT8", 4)
+    a, b = qrand(RNG, "INT8", 3, 4), qrand(RNG, "INT8", 4)
     q = qparam(0.04, 3)
-    check(quantized_model(opcode, [a, const(b)], [q, q], "INT8", q), [a])
+    assert_exact(quantized_model(opcode, [a, const(b)], [q, q], "INT8", q), [a])
 
 
 @pytest.mark.parametrize("dtype", ["INT8", "INT16"])
 def test_neg(dtype):
     """Raw negation in the type (the lowest value wraps onto itself), parameters ignored."""
     x = every_value(dtype)
-    check_unary("NEG", x, qparam(0.05, zero_point(dtype)), dtype, qparam(0.07, zero_point(dtype)))
+    check_unary(
+        "NEG", x, qparam(0.05, zero_point(RNG, dtype)), dtype, qparam(0.07, zero_point(RNG, dtype))
+    )
 
 
 # --- ABS / SQRT / RSQRT / EXP / LOG --------------------------------------------------------
@@ -106,25 +73,27 @@ def test_neg(dtype):
 def test_abs(dtype, s_in, s_out):
     """Equal scales add the zero points only; different ones rescale."""
     x = every_value(dtype)
-    check_unary("ABS", x, qparam(s_in, zero_point(dtype)), dtype, qparam(s_out, zero_point(dtype)))
+    check_unary(
+        "ABS", x, qparam(s_in, zero_point(RNG, dtype)), dtype, qparam(s_out, zero_point(RNG, dtype))
+    )
 
 
 @pytest.mark.parametrize("dtype", ["INT8", "INT16"])
 @pytest.mark.parametrize(("s_in", "s_out"), [(0.05, 0.02), (0.3, 0.05), (0.001, 0.0007)])
 def test_sqrt(dtype, s_in, s_out):
     """float32 sqrt truncated toward zero; inputs at or above the zero point."""
-    zp_in = zero_point(dtype)
+    zp_in = zero_point(RNG, dtype)
     x = every_value(dtype, low=zp_in)
-    check_unary("SQRT", x, qparam(s_in, zp_in), dtype, qparam(s_out, zero_point(dtype)))
+    check_unary("SQRT", x, qparam(s_in, zp_in), dtype, qparam(s_out, zero_point(RNG, dtype)))
 
 
 @pytest.mark.parametrize("dtype", ["INT8", "INT16"])
 @pytest.mark.parametrize(("s_in", "s_out"), [(0.05, 0.04), (0.5, 0.01), (0.002, 0.3)])
 def test_rsqrt(dtype, s_in, s_out):
     """Fixed-point inverse square root (INT8, the maximum at the zero point) or the table."""
-    zp_in = zero_point(dtype)
+    zp_in = zero_point(RNG, dtype)
     x = every_value(dtype, low=zp_in)
-    check_unary("RSQRT", x, qparam(s_in, zp_in), dtype, qparam(s_out, zero_point(dtype)))
+    check_unary("RSQRT", x, qparam(s_in, zp_in), dtype, qparam(s_out, zero_point(RNG, dtype)))
 
 
 @pytest.mark.parametrize("opcode", ["SQRT", "RSQRT"])
@@ -140,7 +109,13 @@ def test_negative_input_is_an_error(opcode, dtype):
 def test_lookup_tables(opcode, dtype, s_in, s_out):
     """expf / logf tables over every input (LOG of a non-positive input: the lowest value)."""
     x = every_value(dtype)
-    check_unary(opcode, x, qparam(s_in, zero_point(dtype)), dtype, qparam(s_out, zero_point(dtype)))
+    check_unary(
+        opcode,
+        x,
+        qparam(s_in, zero_point(RNG, dtype)),
+        dtype,
+        qparam(s_out, zero_point(RNG, dtype)),
+    )
 
 
 @pytest.mark.parametrize("opcode", ["ABS", "SQRT", "RSQRT", "EXP", "LOG"])
@@ -162,9 +137,11 @@ def test_uint8_is_refused(opcode):
 @pytest.mark.parametrize(("shape1", "shape2"), [((2, 3, 8), (2, 3, 8)), ((2, 1, 4, 5), (3, 1, 5))])
 @pytest.mark.parametrize(("s1", "s2", "so"), [(0.05, 0.03, 0.1), (0.02, 0.02, 0.01), (0.1, 0.3, 2)])
 def test_squared_difference(shape1, shape2, s1, s2, so):
-    a, b = qrand("INT8", *shape1), qrand("INT8", *shape2)
-    quants = [qparam(s1, zero_point("INT8")), qparam(s2, zero_point("INT8"))]
-    check(quantized_model("SQUARED_DIFFERENCE", [a, b], quants, "INT8", qparam(so, 5)), [a, b])
+    a, b = qrand(RNG, "INT8", *shape1), qrand(RNG, "INT8", *shape2)
+    quants = [qparam(s1, zero_point(RNG, "INT8")), qparam(s2, zero_point(RNG, "INT8"))]
+    assert_exact(
+        quantized_model("SQUARED_DIFFERENCE", [a, b], quants, "INT8", qparam(so, 5)), [a, b]
+    )
 
 
 @pytest.mark.parametrize("dtype", ["UINT8", "INT16"])
@@ -175,7 +152,7 @@ def test_squared_difference_int8_only(dtype):
 
 def divisor(dtype, zp, *shape):
     """Random divisors avoiding a raw 0 and the zero point (both refused)."""
-    b = qrand(dtype, *shape).astype(np.int64)
+    b = qrand(RNG, dtype, *shape).astype(np.int64)
     b = np.where((b == 0) | (b == zp), zp + 1 if zp + 1 != 0 else zp + 2, b)
     return b.astype(NUMPY[dtype])
 
@@ -186,22 +163,24 @@ def divisor(dtype, zp, *shape):
     ("s1", "s2", "so"), [(0.05, 0.03, 0.1), (0.02, 0.1, 0.001), (0.3, 0.01, 4)]
 )
 def test_div(dtype, shape1, shape2, s1, s2, so):
-    z1, z2, zo = zero_point(dtype), zero_point(dtype), zero_point(dtype)
-    a, b = qrand(dtype, *shape1), divisor(dtype, z2, *shape2)
+    z1, z2, zo = zero_point(RNG, dtype), zero_point(RNG, dtype), zero_point(RNG, dtype)
+    a, b = qrand(RNG, dtype, *shape1), divisor(dtype, z2, *shape2)
     quants = [qparam(s1, z1), qparam(s2, z2)]
     model = quantized_model("DIV", [a, b], quants, dtype, qparam(so, zo), new_options("DivOptions"))
-    check(model, [a, b])
+    assert_exact(model, [a, b])
 
 
 @pytest.mark.parametrize("dtype", ["UINT8", "INT8", "INT16"])
 @pytest.mark.parametrize("activation", [RELU, RELU_N1_TO_1, RELU6])
 def test_div_activation(dtype, activation):
-    z2 = zero_point(dtype)
-    a, b = qrand(dtype, 4, 16), divisor(dtype, z2, 4, 16)
-    quants = [qparam(0.04, zero_point(dtype)), qparam(0.05, z2)]
+    z2 = zero_point(RNG, dtype)
+    a, b = qrand(RNG, dtype, 4, 16), divisor(dtype, z2, 4, 16)
+    quants = [qparam(0.04, zero_point(RNG, dtype)), qparam(0.05, z2)]
     options = new_options("DivOptions", fusedActivationFunction=activation)
-    check(
-        quantized_model("DIV", [a, b], quants, dtype, qparam(0.02, zero_point(dtype)), options),
+    assert_exact(
+        quantized_model(
+            "DIV", [a, b], quants, dtype, qparam(0.02, zero_point(RNG, dtype)), options
+        ),
         [a, b],
     )
 
@@ -218,7 +197,7 @@ def test_div_small_dividend_large_divisor(dtype):
     model = quantized_model(
         "DIV", [a, b], quants, dtype, qparam(4.0, zp), new_options("DivOptions")
     )
-    check(model, [a, b])
+    assert_exact(model, [a, b])
 
 
 def test_div_by_zero_is_an_error():
@@ -243,9 +222,9 @@ def reduce_model(opcode, x, axes, keep, q_in, q_out):
 @pytest.mark.parametrize(("axes", "keep"), [([1], False), ([0, 2], True), ([-1, 1, 1], False)])
 def test_reduce_max_min(opcode, dtype, axes, keep):
     """The existing kernel on the raw integers (LiteRT requires equal parameters)."""
-    x = qrand(dtype, 3, 5, 7)
-    q = qparam(0.05, zero_point(dtype))
-    check(reduce_model(opcode, x, axes, keep, q, q), [x])
+    x = qrand(RNG, dtype, 3, 5, 7)
+    q = qparam(0.05, zero_point(RNG, dtype))
+    assert_exact(reduce_model(opcode, x, axes, keep, q, q), [x])
 
 
 SUM_SCALES = [(0.05, 0.05), (0.05, 0.5), (0.01, 0.003), (0.2, 40.0)]
@@ -256,9 +235,9 @@ SUM_AXES = [([1], False), ([0, 2], True), ([-1, 1, 1], False)]
 @pytest.mark.parametrize(("axes", "keep"), SUM_AXES)
 def test_sum_uint8(s_in, s_out, axes, keep):
     """Fixed-point rescaling of the integer sum, saturated (exact against the reference)."""
-    x = qrand("UINT8", 3, 5, 7)
-    q_in, q_out = qparam(s_in, zero_point("UINT8")), qparam(s_out, zero_point("UINT8"))
-    check(reduce_model("SUM", x, axes, keep, q_in, q_out), [x])
+    x = qrand(RNG, "UINT8", 3, 5, 7)
+    q_in, q_out = qparam(s_in, zero_point(RNG, "UINT8")), qparam(s_out, zero_point(RNG, "UINT8"))
+    assert_exact(reduce_model("SUM", x, axes, keep, q_in, q_out), [x])
 
 
 @pytest.mark.parametrize("dtype", ["INT8", "INT16"])
@@ -267,8 +246,8 @@ def test_sum_uint8(s_in, s_out, axes, keep):
 def test_sum_signed(dtype, s_in, s_out, axes, keep):
     """LiteRT 2.3's reference SUM reads INT8 / INT16 data as UINT8 (garbage), so these are
     judged by its builtin kernel, which rescales in float: within 1 LSB."""
-    x = qrand(dtype, 3, 5, 7)
-    q_in, q_out = qparam(s_in, zero_point(dtype)), qparam(s_out, zero_point(dtype))
+    x = qrand(RNG, dtype, 3, 5, 7)
+    q_in, q_out = qparam(s_in, zero_point(RNG, dtype)), qparam(s_out, zero_point(RNG, dtype))
     model = reduce_model("SUM", x, axes, keep, q_in, q_out)
     (expected,) = run_model(model, [x], BUILTIN)
     (got,) = Interpreter(model).run([x])
