@@ -22,7 +22,7 @@ def _types(requested: Sequence[str] | None, count: int, model_dtype: str, what: 
     return [v.lower() for v in values]
 
 
-def _rename(old: Tensor, new: Tensor, suffix: str) -> None:
+def take_name(old: Tensor, new: Tensor, suffix: str) -> None:
     """``new`` takes ``old``'s name; ``old`` gets ``<name><suffix>``."""
     new.name, old.name = old.name, old.name + suffix
 
@@ -42,10 +42,10 @@ def set_input_types(model: Model, requested: Sequence[str] | None, model_dtype: 
         new = Tensor(t.name, "FLOAT32" if wanted == FLOAT else DTYPES[wanted], t.shape)
         if wanted != FLOAT:
             new.quant = range_qparam(t, wanted)
-        _rename(t, new, "_Quantize")
+        take_name(t, new, "_Quantize")
         graph.operators.insert(0, Operator("QUANTIZE", [new], [t]))
         graph.inputs[position] = new
-        _replace_in_signatures(model, t, new, inputs=True)
+        replace_in_signatures(model, t, new, inputs=True)
 
 
 def set_output_types(model: Model, requested: Sequence[str] | None, model_dtype: str) -> None:
@@ -67,13 +67,13 @@ def set_output_types(model: Model, requested: Sequence[str] | None, model_dtype:
             opcode = "QUANTIZE"
         else:
             raise QuantizeError("Unsupported output type")
-        _rename(t, new, f"_{opcode.capitalize()}")
+        take_name(t, new, f"_{opcode.capitalize()}")
         graph.operators.append(Operator(opcode, [t], [new], origin=producer.origin))
         graph.outputs[position] = new
-        _replace_in_signatures(model, t, new, inputs=False)
+        replace_in_signatures(model, t, new, inputs=False)
 
 
-def _replace_in_signatures(model: Model, old: Tensor, new: Tensor, *, inputs: bool) -> None:
+def replace_in_signatures(model: Model, old: Tensor, new: Tensor, *, inputs: bool) -> None:
     for signature in model.signature_defs:
         if signature.graph_index != 0:
             continue

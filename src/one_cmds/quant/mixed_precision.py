@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from ..ir import Graph, Model, Operator, Tensor
 from .activations import DTYPES, has_range, output_kind, range_qparam, special_qparam
 from .errors import QuantizeError
-from .io_types import _rename, _replace_in_signatures
+from .io_types import replace_in_signatures, take_name
 
 # Operators whose constant inputs §11.1 quantizes with the model dtype.
 _BACKWARD_CONSTANTS = frozenset({"CONCATENATION", "PACK", "ONE_HOT", "PADV2"})
@@ -192,8 +192,8 @@ def _quantize_output(
     new = _converted(t, dtype, producers)
     graph.replace_uses(t, new)
     if new in graph.outputs:
-        _rename(t, new, "_Quantize")
-        _replace_in_signatures(model, t, new, inputs=False)
+        take_name(t, new, "_Quantize")
+        replace_in_signatures(model, t, new, inputs=False)
     quantize = Operator("QUANTIZE", [t], [new], origin=op.origin)
     producers[new] = quantize
     return quantize
@@ -240,7 +240,7 @@ def _bypass(model: Model, op: Operator) -> None:
     graph.operators.remove(op)
     if out in graph.outputs and source not in graph.outputs and source not in graph.inputs:
         source.name, out.name = out.name, source.name
-        _replace_in_signatures(model, out, source, inputs=False)
+        replace_in_signatures(model, out, source, inputs=False)
     graph.replace_uses(out, source)
 
 
