@@ -26,10 +26,25 @@ def load_kernels() -> None:
 
 
 class RunContext:
-    """What a kernel may need besides its arguments: the model and a way to run subgraphs."""
+    """What a kernel may need besides its arguments: the model, a way to run subgraphs, and
+    whether the first axis of the activations holds independent records (``records``)."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, records: bool = False) -> None:
         self.model = model
+        self.records = records
+
+    def by_record(self, fn: Callable[..., np.ndarray], *arrays: np.ndarray) -> np.ndarray:
+        """``fn(*arrays)``, or, when the run stacks records on the first axis, ``fn`` on each
+        record's slice of ``arrays`` (their first axes are the records), results stacked.
+
+        Kernels whose arithmetic depends on how many rows they are given (BLAS products
+        choose blockings and sum orders by size) use it, so that a record's result in a
+        batched run is bit for bit the result of running it alone.
+        """
+        count = arrays[0].shape[0] if arrays[0].ndim else 1
+        if not self.records or count <= 1:
+            return fn(*arrays)
+        return np.concatenate([fn(*(a[i : i + 1] for a in arrays)) for i in range(count)])
 
     def run_graph(self, index: int, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run subgraph ``index`` on ``args`` (one per graph input); return its outputs."""
@@ -42,16 +57,18 @@ class Interpreter:
     ``Interpreter(model_or_path).run(inputs)`` takes a list in graph-input order or a dict by
     input name and returns the outputs of subgraph 0 as numpy arrays; ``run_all`` also returns
     every intermediate tensor by name; ``run(..., observer=fn)`` streams them instead.
+    ``records=True`` says the inputs stack independent records on their first axis: every
+    record's results are then exactly those of a run on that record alone.
     """
 
-    def __init__(self, model: Model | str | os.PathLike[str]) -> None:
+    def __init__(self, model: Model | str | os.PathLike[str], *, records: bool = False) -> None:
         if not isinstance(model, Model):
             from ..formats.reader import load
 
             model = load(os.fspath(model))
         load_kernels()
         self.model = model
-        self._context = RunContext(model)
+        self._context = RunContext(model, records)
 
     @property
     def input_tensors(self) -> list[Tensor]:

@@ -16,12 +16,13 @@ in a record is an error naming it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..interp import Interpreter
+from ..interp.heap import reused_heap
 from ..ir import Model, QuantParam, Tensor
 from ..shape import ShapeInferenceError, infer_shapes
 from .data import Record
@@ -85,9 +86,24 @@ def record_minmax(
     batched = _batched(model, wanted, batch) if batch > 1 else None
     if note is not None:
         note(f"calibration: {batch} records per run" if batched else "calibration: one by one")
-    records_left = iter(data)
+    with reused_heap():
+        _run_records(model, iter(data), batched, batch, wanted, result)
+    if result.records == 0:
+        raise QuantizeError("no calibration records")
+    return result
+
+
+def _run_records(
+    model: Model,
+    records_left: Iterator[Record],
+    batched: tuple[Model, dict[int, Tensor]] | None,
+    batch: int,
+    wanted: set[int],
+    result: MinMax,
+) -> None:
+    """Run the records ``batch`` at a time on the batched copy, the rest one by one."""
     if batched is not None:
-        interpreter, originals = Interpreter(batched[0]), batched[1]
+        interpreter, originals = Interpreter(batched[0], records=True), batched[1]
         while group := list(itertools.islice(records_left, batch)):
             if len(group) < batch:
                 records_left = iter(group)
@@ -97,9 +113,6 @@ def record_minmax(
     single = Interpreter(model)
     for record in records_left:
         _run(single, record, wanted, result, None, 0)
-    if result.records == 0:
-        raise QuantizeError("no calibration records")
-    return result
 
 
 def _run(

@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 
 from one_cmds.interp import Interpreter
+from one_cmds.shape import infer_shapes
+from support.passes import Net
 from support.single_op import check_against_litert, const, new_options, op_model
 
 RNG = np.random.default_rng(0)
@@ -89,3 +91,32 @@ def test_batch_matmul_constant_rhs():
     check_against_litert(
         "BATCH_MATMUL", [rand(2, 3, 4), const(rand(4, 6))], bmm_options(False, False)
     )
+
+
+def test_stacked_records_give_each_record_its_lone_result():
+    """``records=True``: FULLY_CONNECTED, BATCH_MATMUL of two activations and CONV_2D give
+    every record of a stacked run exactly the result of running it alone."""
+    net = Net()
+    x = net.input("x", [9, 10, 10, 8])
+    conv = net.op(
+        "CONV_2D",
+        [x, net.random("w", [32, 3, 3, 8]), net.random("b", [32])],
+        new_options("Conv2DOptions", padding=0, strideH=1, strideW=1),
+    )
+    rows = net.op("RESHAPE", [conv, net.const("s", [9, 100, 32], np.int32)])
+    fc = net.op(
+        "FULLY_CONNECTED",
+        [rows, net.random("fw", [16, 32]), net.random("fb", [16])],
+        fc_options(keep=True),
+    )
+    product = net.op("BATCH_MATMUL", [rows, fc], new_options("BatchMatMulOptions", adjointLhs=True))
+    net.outputs(product)
+    model = net.model()
+    batch = RNG.standard_normal((9, 10, 10, 8)).astype(np.float32)
+    (stacked,) = Interpreter(model, records=True).run([batch])
+    lone = model.copy()
+    lone.main.inputs[0].shape = (1, 10, 10, 8)
+    lone.main.operators[1].inputs[1].data = np.array([1, 100, 32], np.int32)
+    infer_shapes(lone)
+    each = np.concatenate([Interpreter(lone).run([batch[i : i + 1]])[0] for i in range(9)])
+    assert stacked.tobytes() == each.tobytes()

@@ -190,24 +190,28 @@ def finish(out: np.ndarray, bias, op) -> np.ndarray:
 def conv_2d(op, args, ctx):
     """Convolution with filter [O, kh, kw, I]; grouped when the input has ``g * I`` channels."""
     x, w, b = float_args(op, args, 3)
-    n, _, _, c = x.shape
+    c = x.shape[3]
     out_c, kh, kw, in_c = w.shape
     if c % in_c or out_c % (c // in_c):
         raise ValueError(f"input channels {c} and filter {list(w.shape)} do not form groups")
     groups = c // in_c
     win = conv_window(op, x.shape, kh, kw)
-    cols = win.patches(x)
-    pixels = n * win.out_h * win.out_w
-    if groups == 1:
-        out = cols.reshape(pixels, -1) @ w.reshape(out_c, -1).T
-    else:
-        grouped = cols.reshape(pixels, kh * kw, groups, in_c).transpose(2, 0, 1, 3)
-        out = np.matmul(
-            grouped.reshape(groups, pixels, -1),
-            w.reshape(groups, out_c // groups, -1).transpose(0, 2, 1),
-        )
-        out = out.transpose(1, 0, 2).reshape(pixels, out_c)
-    return finish(out.reshape(n, win.out_h, win.out_w, out_c), b, op)
+
+    def convolve(images: np.ndarray) -> np.ndarray:
+        cols = win.patches(images)
+        pixels = len(images) * win.out_h * win.out_w
+        if groups == 1:
+            out = cols.reshape(pixels, -1) @ w.reshape(out_c, -1).T
+        else:
+            grouped = cols.reshape(pixels, kh * kw, groups, in_c).transpose(2, 0, 1, 3)
+            out = np.matmul(
+                grouped.reshape(groups, pixels, -1),
+                w.reshape(groups, out_c // groups, -1).transpose(0, 2, 1),
+            )
+            out = out.transpose(1, 0, 2).reshape(pixels, out_c)
+        return out.reshape(len(images), win.out_h, win.out_w, out_c)
+
+    return finish(ctx.by_record(convolve, x), b, op)
 
 
 @kernel("DEPTHWISE_CONV_2D")

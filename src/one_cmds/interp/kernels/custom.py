@@ -18,6 +18,7 @@ from ...ir import Operator
 from ..registry import kernel
 from .conv import SAME, VALID, Window
 from .layout import broadcast_to, split_v
+from .matmul import record_matmul
 
 _FLEXBUFFERS = 0  # CustomOptionsFormat.FLEXBUFFERS
 _PADDINGS = {"SAME": SAME, "VALID": VALID}
@@ -77,7 +78,7 @@ def batch_matmul_v2(op, args, ctx):
         x = np.swapaxes(x, -1, -2)
     if attributes.get("adj_y", False):
         y = np.swapaxes(y, -1, -2)
-    return np.matmul(x, y)
+    return record_matmul(op, x, y, ctx)
 
 
 @kernel("CUSTOM(MatMul)", real_valued=True)

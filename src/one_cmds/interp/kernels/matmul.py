@@ -30,7 +30,7 @@ def fully_connected(op, args, ctx):
     units, depth = w.shape
     if x.size % depth:
         raise ValueError(f"input of shape {list(x.shape)} does not flatten to rows of {depth}")
-    out = finish(x.reshape(-1, depth) @ w.T, b, op)
+    out = finish(ctx.by_record(lambda rows: rows.reshape(-1, depth) @ w.T, x), b, op)
     if getattr(op.options, "keepNumDims", False):
         if x.shape[-1] != depth:
             raise ValueError(f"keep_num_dims needs an input whose last dimension is {depth}")
@@ -52,4 +52,12 @@ def batch_matmul(op, args, ctx):
         x = np.swapaxes(x, -1, -2)
     if getattr(op.options, "adjointRhs", False):
         y = np.swapaxes(y, -1, -2)
-    return np.matmul(x, y)
+    return record_matmul(op, x, y, ctx)
+
+
+def record_matmul(op, x, y, ctx):
+    """``np.matmul(x, y)``, a record at a time in a run of stacked records (``y`` sliced
+    too when it is an activation with the records on its first axis)."""
+    if y.ndim == x.ndim > 2 and y.shape[0] == x.shape[0] and not op.inputs[1].is_constant:
+        return ctx.by_record(np.matmul, x, y)
+    return ctx.by_record(lambda rows: np.matmul(rows, y), x)
