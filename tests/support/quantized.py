@@ -47,10 +47,11 @@ def quantized_model(
     dtype: str,
     out_quant: QuantParam,
     options: Any = None,
+    **more: Any,
 ) -> Model:
     """A single-operator model whose inputs carry ``quants`` and whose ``dtype`` result
-    carries ``out_quant``."""
-    model = op_model(opcode, operands, options, outputs=[dtype])
+    carries ``out_quant`` (``more`` as for :func:`support.single_op.op_model`)."""
+    model = op_model(opcode, operands, options, outputs=[dtype], **more)
     op = model.main.operators[0]
     for tensor, quant in zip(op.inputs, quants, strict=True):
         if tensor is not None:

@@ -4,8 +4,11 @@ ranges (LOGISTIC, TANH, SOFTMAX) and integer-valued ones (FLOOR, ...) get theirs
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
+from ..formats.schema import new_options
 from ..ir import Graph, Operator, QuantParam, Tensor
 from .qparams import asymmetric_uint8, symmetric
 from .rounding import round_away
@@ -88,3 +91,20 @@ def fixed_output_qparams(graph: Graph, dtype: str) -> None:
         special = special_qparam(output_kind(op), out.quant, DTYPE_NAMES.get(out.dtype, dtype))
         if special is not None:
             out.quant = special
+
+
+SCALED_INT16 = {"ADD": "AddOptions", "SUB": "SubOptions"}
+
+
+def general_int16_scales(graph: Graph) -> None:
+    """INT16 ADD and SUB get ``pot_scale_int16`` false (**adopted**; the reference keeps the
+    schema's default, true): their scales come from ranges, so the runtime must rescale in
+    general, where its power-of-two path refuses scales that happen to be powers of two
+    without one input at the output scale."""
+    for op in graph.operators:
+        name = SCALED_INT16.get(op.opcode)
+        if name is None or op.outputs[0].dtype != "INT16":
+            continue
+        options = new_options(name) if op.options is None else copy.copy(op.options)
+        options.potScaleInt16 = False
+        op.options = options

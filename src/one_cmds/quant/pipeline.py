@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from ..ir import Model, QuantParam, Tensor
-from .activations import fixed_output_qparams, quantize_activations
+from .activations import fixed_output_qparams, general_int16_scales, quantize_activations
 from .calibration import record_minmax, store_ranges
 from .constants import quantize_activation_constants, quantize_biases, quantize_weights_of
 from .data import Record
@@ -83,6 +83,7 @@ def quantize_with_minmax(model: Model, options) -> None:
     requantize_joined_inputs(graph)
     quantize_weights_of(graph, precision)
     quantize_biases(graph, precision)
+    general_int16_scales(graph)
     set_input_types(model, options.input_type, dtype)
     set_output_types(model, options.output_type, dtype)
     remove_redundant_quantize(model)

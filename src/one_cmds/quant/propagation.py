@@ -96,10 +96,15 @@ def share_compared_qparams(graph: Graph) -> None:
     MAXIMUM/MINIMUM of a quantized tensor and a float constant: the constant is quantized with
     the tensor's qparams and the result takes them too, since LiteRT compares and copies raw
     values (a constant of its own range, as the reference quantizes it, made a clamp
-    ``max(min(x, 6), 0)`` wrong by twice its range)."""
+    ``max(min(x, 6), 0)`` wrong by twice its range). Likewise an INT16 NEG takes its input's
+    qparams: LiteRT negates the raw values (zero points are 0), whatever the result's scale."""
     for op in graph.operators:
-        if op.opcode in _RAW_COMPARE and op.outputs and _quantized(op.outputs[0]):
+        if not op.outputs or not _quantized(op.outputs[0]):
+            continue
+        if op.opcode in _RAW_COMPARE:
             _share_compared(op)
+        elif op.opcode == "NEG" and op.outputs[0].dtype == "INT16" and _quantized(op.inputs[0]):
+            _take_qparams(op.outputs[0], op.inputs[0])
 
 
 def _share_compared(op: Operator) -> None:
@@ -110,11 +115,16 @@ def _share_compared(op: Operator) -> None:
     for i, t in enumerate(op.inputs):
         if t is not None and t.is_constant and t.dtype == "FLOAT32":
             op.inputs[i] = _const_with(t, source.quant, source.dtype.lower())  # type: ignore[arg-type]
-    op.outputs[0].quant = QuantParam(
+    _take_qparams(op.outputs[0], source)
+
+
+def _take_qparams(result: Tensor, source: Tensor) -> None:
+    """``result`` gets ``source``'s scale and zero point (its own range is kept)."""
+    result.quant = QuantParam(
         scale=source.quant.scale,  # type: ignore[union-attr]
         zero_point=source.quant.zero_point,  # type: ignore[union-attr]
-        min=op.outputs[0].quant.min,  # type: ignore[union-attr]
-        max=op.outputs[0].quant.max,  # type: ignore[union-attr]
+        min=result.quant.min,  # type: ignore[union-attr]
+        max=result.quant.max,  # type: ignore[union-attr]
     )
 
 
@@ -178,14 +188,16 @@ _UNSCALED_JOIN_TYPES = frozenset({"INT8", "INT16"})
 
 def requantize_joined_inputs(graph: Graph) -> int:
     """**Adopted:** an int16 (or int8) CONCATENATION/PACK input whose qparams differ from the
-    result's (forward propagation may have given a Split output its source's) is read through
-    a requantizing QUANTIZE to the result's qparams: LiteRT joins such values unscaled, so the
-    reference's graph would be wrong there. Returns how many were inserted."""
+    result's (forward propagation may have given a Split output its source's), and a
+    MAXIMUM/MINIMUM input of any type (of two activations, each with its own range), is read
+    through a requantizing QUANTIZE to the result's qparams: LiteRT joins and compares such
+    values unscaled, so the reference's graph would be wrong there. Returns how many were
+    inserted."""
     producers = graph.producers()
     inserted = 0
     for op in list(graph.operators):
         out = op.outputs[0] if op.outputs else None
-        if op.opcode not in _JOINING or out is None or out.dtype not in _UNSCALED_JOIN_TYPES:
+        if out is None or not _joins_unscaled(op.opcode, out.dtype):
             continue
         for i, t in enumerate(op.inputs):
             if t is None or t.is_constant or not _quantized(t) or not _quantized(out):
@@ -201,6 +213,11 @@ def requantize_joined_inputs(graph: Graph) -> int:
             op.inputs[i] = joined
             inserted += 1
     return inserted
+
+
+def _joins_unscaled(opcode: str, dtype: str) -> bool:
+    """Whether LiteRT reads the inputs' raw values as the result's (no rescaling)."""
+    return opcode in _RAW_COMPARE or (opcode in _JOINING and dtype in _UNSCALED_JOIN_TYPES)
 
 
 def _same(a: QuantParam, b: QuantParam) -> bool:

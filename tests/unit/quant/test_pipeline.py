@@ -14,18 +14,12 @@ FLOAT_IO = {"input_type": "float32", "output_type": "float32"}
 @pytest.mark.parametrize(
     ("name", "tolerance"), [("mobilenet_tiny.tflite", 0.02), ("add2.tflite", 0.1)]
 )
-def test_uint8_layer_model_runs_in_litert_close_to_float(fixture_path, name, tolerance):
+def test_uint8_layer_model_runs_in_litert_close_to_float(fixture_path, tmp_path, name, tolerance):
     model = one_cmds.load(fixture_path(name))
     inputs = random_inputs(model, seed=4)
-    data = {str(i): x[None] for i, x in enumerate(inputs)}
-    path = fixture_path("..") + f"/../{name}.npz"
-    np.savez(path, **data)
-    try:
-        quantized = one_cmds.quantize(model, input_data=path, input_data_format="npz", **FLOAT_IO)
-    finally:
-        import os
-
-        os.remove(path)
+    path = str(tmp_path / f"{name}.npz")
+    np.savez(path, **{str(i): x[None] for i, x in enumerate(inputs)})
+    quantized = one_cmds.quantize(model, input_data=path, input_data_format="npz", **FLOAT_IO)
     want = run_model(model, inputs, BUILTIN)
     got = run_model(quantized, inputs, REFERENCE)
     for w, g in zip(want, got, strict=True):
@@ -91,3 +85,27 @@ def test_a_min_max_clamp_shares_its_input_qparams(fixture_path):
     (want,) = run_model(model, x, BUILTIN)
     (got,) = run_model(q, x, REFERENCE)
     assert np.max(np.abs(want - got)) <= 0.05 * float(np.ptp(want))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16"])
+def test_maximum_of_two_activations_reads_both_at_its_qparams(fixture_path, dtype):
+    """LiteRT compares raw values: each input of another scale is requantized first."""
+    model = one_cmds.load(fixture_path("misc_ops_a.tflite"))
+    q = one_cmds.quantize(model, quantized_dtype=dtype, granularity="channel")
+    maximum = next(op for op in q.main.operators if op.opcode == "MAXIMUM")
+    out = maximum.outputs[0].quant
+    producers = q.main.producers()
+    for t in maximum.inputs:
+        assert (t.quant.scale.tolist(), t.quant.zero_point.tolist()) == (
+            out.scale.tolist(),
+            out.zero_point.tolist(),
+        )
+        assert producers[t].opcode == "QUANTIZE" and t.name.endswith("_Requantize")
+
+
+def test_int16_neg_keeps_its_input_scale(fixture_path):
+    """LiteRT's INT16 NEG negates raw values: the result's scale must be its input's."""
+    model = one_cmds.load(fixture_path("misc_ops_a.tflite"))
+    q = one_cmds.quantize(model, quantized_dtype="int16", granularity="channel")
+    neg = next(op for op in q.main.operators if op.opcode == "NEG")
+    assert neg.outputs[0].quant.scale.tolist() == neg.inputs[0].quant.scale.tolist()

@@ -1,6 +1,10 @@
 """The custom operator ``Erf`` (TensorFlow's ``tf.math.erf``, left by the converter as CUSTOM
 with code ``Erf``; ``fuse_gelu`` matches it): the Gauss error function, element-wise, computed
-with Python's ``math.erf`` (the C library's) in float64 and returned in the input's dtype."""
+with Python's ``math.erf`` (the C library's) in float64 and returned in the input's dtype.
+
+Quantized (LiteRT has no such kernel): 8-bit tensors look it up in a 256-entry table built
+as LiteRT builds its quantized GELU's; INT16 ones compute it on the dequantized values.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ import math
 
 import numpy as np
 
-from ..registry import kernel
+from ..registry import kernel, quantized_kernel
+from .quantized_activations import F32, _check_types, _lut8, float_unary
 
 _ERF = np.frompyfunc(math.erf, 1, 1)
 
@@ -17,3 +22,14 @@ _ERF = np.frompyfunc(math.erf, 1, 1)
 def erf(op, args, ctx):
     x = np.asarray(args[0])
     return np.asarray(_ERF(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+def _erf32(v: np.ndarray) -> np.ndarray:
+    return np.asarray(_ERF(np.asarray(v, np.float64)), np.float64).astype(F32)
+
+
+@quantized_kernel("CUSTOM(Erf)")
+def quantized_erf(op, args, ctx):
+    x = args[0]
+    _check_types(op, x, (np.uint8, np.int8, np.int16))
+    return _lut8(op, x, _erf32) if x.dtype != np.int16 else float_unary(op, x, _erf32)

@@ -23,12 +23,13 @@ from ..fixedpoint import (
     INT32_MAX,
     multiply_by_quantized_multiplier,
     quantize_multiplier,
+    quantize_multipliers,
     round_half_away,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
 )
 from ..interpreter import InterpreterError
-from ..qparams import per_tensor
+from ..qparams import channel_params, per_tensor
 from ..registry import Args, quantized_kernel
 from .activations import _erfc
 
@@ -132,19 +133,22 @@ def leaky_relu(op: Operator, args: Args, ctx: Any) -> np.ndarray:
 @quantized_kernel("PRELU")
 def prelu(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """``x >= 0 ? x : x * alpha`` with per-tensor quantized alpha broadcast against x
-    (int16 inputs take int8 alpha)."""
+    (int16 inputs take int8 alpha as in LiteRT). Beyond LiteRT, as the quantizer writes
+    them: int16 alpha, and per-channel alpha (a multiplier per channel)."""
     x, alpha = args
     _check_types(op, x, _RELU_TYPES)
-    expected = np.int8 if x.dtype == np.int16 else x.dtype
-    if alpha.dtype != expected:
-        raise InterpreterError(f"{op.kind}: {x.dtype} input needs {np.dtype(expected)} alpha")
+    expected = (np.int8, np.int16) if x.dtype == np.int16 else (x.dtype,)
+    if alpha.dtype not in expected:
+        names = " or ".join(str(np.dtype(t)) for t in expected)
+        raise InterpreterError(f"{op.kind}: {x.dtype} input needs {names} alpha")
     in_scale, in_zp = _qparams(op, 0)
-    alpha_scale, alpha_zp = _qparams(op, 1)
+    alpha_scale, alpha_zp = channel_params(op.inputs[1], alpha.ndim)
     out_scale, out_zp = _qparams(op, 0, output=True)
     v = x.astype(np.int64) - in_zp
     a = alpha.astype(np.int64) - alpha_zp
     positive = _requantize(v, float(in_scale / out_scale))
-    negative = _requantize(v * a, float(in_scale * alpha_scale / out_scale))
+    reals = float(in_scale) * alpha_scale.astype(F32).astype(np.float64) / float(out_scale)
+    negative = multiply_by_quantized_multiplier(v * a, *quantize_multipliers(reals))
     y = out_zp + np.where(v >= 0, positive, negative)
     if y.shape != x.shape:
         raise InterpreterError(f"{op.kind}: alpha {list(alpha.shape)} must broadcast to x")
@@ -169,6 +173,21 @@ def _lut8(op: Operator, x: np.ndarray, transform: Callable[[np.ndarray], np.ndar
         shifted = np.nan_to_num((rescaled + F32(out_zp)).astype(np.float64))
     table = np.clip(shifted, info.min, info.max).astype(x.dtype)
     return table[x.astype(np.int64) - info.min]
+
+
+def float_unary(op: Operator, x: np.ndarray, transform: Callable[[np.ndarray], np.ndarray]):
+    """``transform`` of the dequantized values (float32), quantized to the output (rounded
+    half away, clamped): for INT16 operators LiteRT has no kernel for (as its 8-bit tables
+    compute every entry)."""
+    in_scale, in_zp = _qparams(op, 0)
+    out_scale, out_zp = _qparams(op, 0, output=True)
+    _symmetric_int16(op, (in_zp, out_zp))
+    real = in_scale * (x.astype(np.int64) - in_zp).astype(F32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = transform(real).astype(F32) * (F32(1) / out_scale)
+    q = np.nan_to_num(round_half_away(scaled.astype(np.float64)) + out_zp)
+    info = np.iinfo(x.dtype)
+    return np.clip(q, info.min, info.max).astype(x.dtype)
 
 
 def _c_float_function(
@@ -406,12 +425,19 @@ def _saturating_left_shift16(x: np.ndarray, amount: int) -> np.ndarray:
     return np.clip(x << amount, -32768, 32767)
 
 
+def _hard_swish(v: np.ndarray) -> np.ndarray:
+    return v * np.clip(v + F32(3), F32(0), F32(6)) / F32(6)
+
+
 @quantized_kernel("HARD_SWISH")
 def hard_swish(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """reference_ops::HardSwish: the input on a 2**7-finer scale, a "reluish" factor in
-    [0, 1) from relu6(x + 3) / 6 in Q15, their product rescaled to the output, in int16."""
+    [0, 1) from relu6(x + 3) / 6 in Q15, their product rescaled to the output, in int16.
+    INT16 (beyond LiteRT): ``x * relu6(x + 3) / 6`` in float32 (:func:`float_unary`)."""
     x = args[0]
-    _check_types(op, x, (np.uint8, np.int8))
+    _check_types(op, x, (np.uint8, np.int8, np.int16))
+    if x.dtype == np.int16:
+        return float_unary(op, x, _hard_swish)
     in_scale, in_zp = _qparams(op, 0)
     out_scale, out_zp = _qparams(op, 0, output=True)
     hires_scale = F32(1 / 128) * in_scale

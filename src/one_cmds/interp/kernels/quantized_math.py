@@ -8,6 +8,12 @@ their result up in LiteRT's tables (256 entries for INT8, 513 interpolated ones 
 SQUARED_DIFFERENCE (INT8) brings both operands to a common scale as ADD does, DIV multiplies
 by gemmlowp's fixed-point reciprocal, and SUM rescales the integer sum as MEAN does without
 the ``1 / count``.
+
+Beyond LiteRT (which has no such kernels), so that every model the quantizer writes runs:
+UINT8 NEG requantizes as ABS does; UINT8 ABS, SQRT, RSQRT, EXP, LOG and SQUARED_DIFFERENCE take
+the INT8 arithmetic unchanged
+(RSQRT of zero gives the type's maximum); INT16 SQUARED_DIFFERENCE takes it with a left
+shift of 1 and a 64-bit square.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from ...ir import Operator, numpy_dtype
 from ..fixedpoint import (
     INT32_MAX,
     multiply_by_quantized_multiplier,
+    multiply_by_quantized_multiplier_int64,
     quantize_multiplier,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
@@ -110,10 +117,17 @@ def quantized_minimum(op: Operator, args: Args, ctx: Any) -> np.ndarray:
 @quantized_kernel("NEG")
 def quantized_neg(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """The raw integers negated in their type (-128 stays -128), parameters ignored, as
-    LiteRT's INT8 / INT16 Negate."""
+    LiteRT's INT8 / INT16 Negate. UINT8 (beyond LiteRT): ``-(q - zp_in)`` rescaled by
+    ``s_in / s_out`` as ABS does, plus ``zp_out``, saturated."""
     x = args[0]
-    _check_types(op, x, _SIGNED)
-    return np.negative(x)
+    _check_types(op, x, _ALL)
+    if x.dtype != np.uint8:
+        return np.negative(x)
+    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
+    value = multiply_by_quantized_multiplier(
+        in_zp - x.astype(np.int64), *quantize_multiplier(float(in_scale / out_scale))
+    )
+    return _saturate(op, value + out_zp)
 
 
 # --- requantizing unary operators ----------------------------------------------------------
@@ -124,7 +138,7 @@ def quantized_abs(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """``|q - zp_in|``, rescaled by ``s_in / s_out`` (float32) when the scales differ, plus
     ``zp_out``, saturated."""
     x = args[0]
-    _check_types(op, x, _SIGNED)
+    _check_types(op, x, _ALL)
     in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
     value = np.abs(x.astype(np.int64) - in_zp)
     if in_scale != out_scale:
@@ -139,7 +153,7 @@ def quantized_sqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """float32 ``sqrt(s_in * (q - zp_in)) / s_out`` truncated toward zero, plus ``zp_out``,
     saturated; a negative input is an error."""
     x = args[0]
-    _check_types(op, x, _SIGNED)
+    _check_types(op, x, _ALL)
     in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
     real = in_scale * (x.astype(np.int64) - in_zp).astype(F32)
     if np.any(real < 0):
@@ -182,7 +196,7 @@ def quantized_rsqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     by ``1 / (sqrtf(s_in) * s_out)``, the type's maximum at zero; INT16: LiteRT's table of
     ``1 / sqrt``. An input below the zero point is an error."""
     x = args[0]
-    _check_types(op, x, _SIGNED)
+    _check_types(op, x, _ALL)
     in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
     value = x.astype(np.int64) - in_zp
     if np.any(value < 0):
@@ -199,16 +213,16 @@ def quantized_rsqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     data = multiply_by_quantized_multiplier(1, inv_multiplier, inv_shift + k_shift)
     multiplier, shift = quantize_multiplier(1.0 / float(np.sqrt(in_scale) * out_scale))
     result = multiply_by_quantized_multiplier(data, multiplier, shift - k_shift) + out_zp
-    return _saturate(op, np.where(value == 0, 127, result))
+    return _saturate(op, np.where(value == 0, np.iinfo(x.dtype).max, result))
 
 
 @quantized_kernel("EXP")
 def quantized_exp(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """LiteRT's table of ``expf``: 256 entries (INT8) or 513 interpolated ones (INT16)."""
     x = args[0]
-    _check_types(op, x, _SIGNED)
+    _check_types(op, x, _ALL)
     in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
-    if x.dtype == np.int8:
+    if x.dtype != np.int16:
         return _lut8(op, x, _expf)
     return _lut16(x, _lut16_table(_expf, in_scale, in_zp, out_scale, out_zp, F32))
 
@@ -218,14 +232,14 @@ def quantized_log(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """LiteRT's table of ``logf``, a non-positive input giving the output type's lowest
     value: 256 entries (INT8) or 513 interpolated ones (INT16)."""
     x = args[0]
-    _check_types(op, x, _SIGNED)
+    _check_types(op, x, _ALL)
     in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
     output_min = F32(np.iinfo(x.dtype).min - out_zp) * out_scale
 
     def transform(v: np.ndarray) -> np.ndarray:
         return np.where(v <= 0, output_min, _logf(np.maximum(v, F32(1e-30))))
 
-    if x.dtype == np.int8:
+    if x.dtype != np.int16:
         return _lut8(op, x, transform)
     return _lut16(x, _lut16_table(transform, in_scale, in_zp, out_scale, out_zp, F32))
 
@@ -235,22 +249,29 @@ def quantized_log(op: Operator, args: Args, ctx: Any) -> np.ndarray:
 
 @quantized_kernel("SQUARED_DIFFERENCE")
 def quantized_squared_difference(op: Operator, args: Args, ctx: Any) -> np.ndarray:
-    """INT8: both operands shifted left by 7 and brought to half the larger scale, their
-    difference squared and rescaled by ``(2 max s)^2 / (2^14 s_out)``, saturated."""
+    """INT8 / UINT8: both operands shifted left by 7 and brought to half the larger scale,
+    their difference squared and rescaled by ``(2 max s)^2 / (2^14 s_out)``, saturated.
+    INT16: the same with a shift of 1, the square in 64 bits and any output multiplier."""
     a, b = args
-    _same_type_pair(op, a, b, (np.int8,))
+    _same_type_pair(op, a, b, _ALL)
     (s1, z1), (s2, z2), (so, zo) = (qparams(op, t) for t in (*op.inputs, op.outputs[0]))
-    left_shift = 7
+    wide = a.dtype == np.int16
+    if wide:
+        _symmetric_int16(op, (z1, z2, zo))
+    left_shift = 1 if wide else 7
     twice_max = 2.0 * max(s1, s2)
     m1, e1 = quantize_multiplier(s1 / twice_max)
     m2, e2 = quantize_multiplier(s2 / twice_max)
     mo, eo = quantize_multiplier(twice_max * twice_max / ((1 << (2 * left_shift)) * so))
-    if max(e1, e2, eo) > 0:
+    if max(e1, e2) > 0 or (eo > 0 and not wide):
         raise InterpreterError(f"{op.kind}: the output multiplier must be below 1 (LiteRT)")
     x1 = multiply_by_quantized_multiplier((a.astype(np.int64) - z1) << left_shift, m1, e1)
     x2 = multiply_by_quantized_multiplier((b.astype(np.int64) - z2) << left_shift, m2, e2)
     diff = x1 - x2
-    result = multiply_by_quantized_multiplier(_wrap32(diff * diff), mo, eo) + zo
+    if wide:
+        result = multiply_by_quantized_multiplier_int64(diff * diff, mo, eo) + zo
+    else:
+        result = multiply_by_quantized_multiplier(_wrap32(diff * diff), mo, eo) + zo
     return _saturate(op, result)
 
 
