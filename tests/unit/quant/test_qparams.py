@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import one_cmds
 from one_cmds.quant.bias import bias_scales, quantize_bias
 from one_cmds.quant.qparams import asymmetric_uint8, symmetric
 from one_cmds.quant.rounding import round_away
@@ -89,3 +90,37 @@ def test_fake_quantized_weights_are_on_the_grid():
     again = quantize_weights(fake, "uint8", axis=0).values
     np.testing.assert_array_equal(again, quantize_weights(w, "uint8", axis=0).values)
     assert float(fake[0].min()) == pytest.approx(-7) and float(fake[0].max()) == pytest.approx(8)
+
+
+def test_golden_example_through_the_whole_pipeline(tmp_path):
+    """§20 end to end: a CONV_2D with the golden filter and biases 1 and 2, calibrated on one
+    record spanning [0.02271, 0.99116], quantized uint8 channel-wise."""
+    from one_cmds.formats.schema import new_options
+    from support.passes import Net
+
+    net = Net()
+    x = net.input("x", [1, 3, 3, 2])
+    conv = net.op(
+        "CONV_2D",
+        [x, net.const("w", golden_filter()), net.const("b", [1.0, 2.0])],
+        new_options("Conv2DOptions", padding=1, strideH=1, strideW=1),
+    )
+    net.outputs(conv)
+    record = np.linspace(0.02271, 0.99116, 18, dtype=np.float32).reshape(1, 3, 3, 2)
+    data = tmp_path / "golden.npz"
+    np.savez(data, **{"0": record[None]})
+    q = one_cmds.quantize(
+        net.model(), input_data=str(data), input_data_format="npz", granularity="channel"
+    )
+    op = next(op for op in q.main.operators if op.opcode == "CONV_2D")
+    x_q, w, b = op.inputs
+    assert (x_q.dtype, float(x_q.quant.scale[0]), int(x_q.quant.zero_point[0])) == (
+        "UINT8",
+        pytest.approx(0.0038869018, rel=1e-6),
+        0,
+    )
+    assert w.dtype == "UINT8" and w.quant.zero_point.tolist() == [119, 136]
+    assert w.data[0].reshape(-1).tolist() == [136, 153, 68, 51, 34, 221, 0, 255]
+    assert np.float32(w.quant.scale[0]) == np.float32(15 / 255)
+    assert b.dtype == "INT32" and b.data.tolist() == [4374, 8747]
+    assert b.quant.zero_point.tolist() == [0, 0] and b.quant.quantized_dimension == 0
