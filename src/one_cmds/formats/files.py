@@ -1,14 +1,40 @@
-"""Opening model files (mapped, read-only) and writing outputs atomically."""
+"""Model files: mapped read-only on input, written atomically and streamed on output.
+
+A loaded model's weights are views into the read-only mapping of its file. Each mapping is
+registered with a descriptor of the file, so the exporter can find where an unchanged
+weight lives and copy it file to file (:meth:`Output.copy_from`) and the md5 of the source can
+be computed by reading the file (:func:`source_md5`), neither touching the mapping: a
+multi-GB model then never becomes resident in the process.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import mmap
 import os
+import weakref
 from collections.abc import Callable
-from typing import BinaryIO
+from dataclasses import dataclass
+
+import numpy as np
 
 from ..errors import ExportError, ModelFileError
+
+CHUNK = 8 * 2**20  # bytes per read when a file is read or copied in user space
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """An open, mapped model file: a descriptor of its own and the mapping's address."""
+
+    path: str
+    fd: int
+    address: int
+    size: int
+
+
+_SOURCES: weakref.WeakKeyDictionary[mmap.mmap, SourceFile] = weakref.WeakKeyDictionary()
 
 
 def open_model_bytes(path: str) -> memoryview | bytes:
@@ -24,12 +50,101 @@ def open_model_bytes(path: str) -> memoryview | bytes:
             if size == 0:
                 return b""
             mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            fd = os.dup(f.fileno())
     except OSError as e:
         raise ModelFileError(f"Failed to open file: {path} ({e.strerror})") from None
+    address = np.frombuffer(mapped, np.uint8).ctypes.data
+    _SOURCES[mapped] = SourceFile(path, fd, address, size)
+    weakref.finalize(mapped, os.close, fd)
     return memoryview(mapped)
 
 
-def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> int:
+def source_of(data: object) -> SourceFile | None:
+    """The mapped file ``data`` (a memoryview of a mapping, or an array viewing one) lies in."""
+    base = data
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if isinstance(base, memoryview):
+        base = base.obj
+    return _SOURCES.get(base) if isinstance(base, mmap.mmap) else None
+
+
+def file_span(raw: np.ndarray) -> tuple[SourceFile, int] | None:
+    """(source file, offset) of the bytes of ``raw`` when they are a view of a mapped file."""
+    source = source_of(raw)
+    if source is None:
+        return None
+    offset = raw.ctypes.data - source.address
+    if offset < 0 or offset + raw.nbytes > source.size:
+        return None
+    return source, offset
+
+
+def source_md5(data: memoryview | bytes) -> str:
+    """The md5 of a model file's bytes: read from the file in chunks when ``data`` is its
+    mapping (so the mapping is not brought into memory), else hashed directly."""
+    source = source_of(data)
+    if source is None:
+        return hashlib.md5(data).hexdigest()
+    digest = hashlib.md5()
+    chunk = bytearray(CHUNK)
+    view = memoryview(chunk)
+    offset = 0
+    while offset < source.size:
+        n = os.preadv(source.fd, [view[: min(CHUNK, source.size - offset)]], offset)
+        if n <= 0:
+            raise OSError(f"{source.path} ended at byte {offset} of {source.size}")
+        digest.update(view[:n])
+        offset += n
+    return digest.hexdigest()
+
+
+class Output:
+    """The unbuffered temporary file an export writes: bytes, zero padding, and ranges
+    copied from another file by the kernel (``os.copy_file_range``), or in chunks through
+    user space where the kernel cannot."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.position = 0
+        self._kernel_copy = hasattr(os, "copy_file_range")
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        view = memoryview(data).cast("B")
+        while view:
+            n = os.pwrite(self.fd, view, self.position)
+            view = view[n:]
+            self.position += n
+
+    def pad_to(self, position: int) -> None:
+        """Zero bytes up to ``position``."""
+        self.write(bytes(position - self.position))
+
+    def copy_from(self, source: SourceFile, offset: int, count: int) -> None:
+        """Append ``count`` bytes of ``source`` from ``offset``."""
+        while count and self._kernel_copy:
+            try:
+                n = os.copy_file_range(source.fd, self.fd, count, offset, self.position)
+            except OSError:  # another file system, or a kernel without it
+                self._kernel_copy = False
+                break
+            if n == 0:
+                raise OSError(f"{source.path} ended at byte {offset} of {source.size}")
+            offset, count, self.position = offset + n, count - n, self.position + n
+        if count:
+            self._copy_in_chunks(source, offset, count)
+
+    def _copy_in_chunks(self, source: SourceFile, offset: int, count: int) -> None:
+        chunk = memoryview(bytearray(min(CHUNK, count)))
+        while count:
+            n = os.preadv(source.fd, [chunk[: min(len(chunk), count)]], offset)
+            if n <= 0:
+                raise OSError(f"{source.path} ended at byte {offset} of {source.size}")
+            self.write(chunk[:n])
+            offset, count = offset + n, count - n
+
+
+def write_atomically(path: str, write: Callable[[Output], None]) -> int:
     """Write a file through ``write`` into a temporary file next to ``path``, then rename it.
 
     Nothing is left behind on failure. Returns the size of the written file. Errors become
@@ -46,13 +161,16 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> int:
     except OSError as e:
         raise ExportError(f"Failed to export: {path} ({e.strerror})") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            size = f.tell()
+        try:
+            output = Output(fd)
+            write(output)
+            size = output.position
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except OSError as e:
         _remove_quietly(tmp)
-        raise ExportError(f"Failed to export: {path} ({e.strerror})") from None
+        raise ExportError(f"Failed to export: {path} ({e.strerror or e})") from None
     except BaseException:
         _remove_quietly(tmp)
         raise

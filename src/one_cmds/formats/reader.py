@@ -7,7 +7,6 @@ circle-format-and-metadata.md §8 and §12 say.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +16,7 @@ from circle_schema.v0_10.circle.Model import ModelT
 from ..errors import ModelFileError
 from ..ir import Buffer, Graph, MetadataEntry, Model, Operator, QuantParam, SignatureDef, Tensor
 from . import metadata as md
-from .files import open_model_bytes
+from .files import open_model_bytes, source_md5
 from .schema import OPCODE_NAME, TYPE_NAME
 from .verify import InvalidModel, UnsupportedFeature, verify_model
 
@@ -90,6 +89,9 @@ class _Converter:
             MetadataEntry(_text(m.name) or "", self.buffers[m.buffer] or Buffer())
             for m in tree.metadata or []
         ]
+        used = {id(t.buffer) for g in graphs for t in g.tensors}
+        used.update(id(m.buffer) for m in model.metadata)
+        model.spare_buffers = [b for b in self.buffers if b is not None and id(b) not in used]
         return model
 
     def _graph(self, g: Any, codes: list[tuple[str, str | None, int]]) -> Graph:
@@ -233,7 +235,7 @@ def _stamp(model: Model, data: memoryview | bytes, warn: Warn) -> None:
     if md.SOURCE_MD5 in tables:
         model.source_md5 = md.decode_md5(tables[md.SOURCE_MD5])
     else:
-        model.defer_source_md5(lambda: hashlib.md5(data).hexdigest())
+        model.defer_source_md5(lambda: source_md5(data))
 
 
 def _restore_origins(

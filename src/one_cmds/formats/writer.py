@@ -3,12 +3,13 @@
 The output name decides the format (``.tflite`` → TFL3). Unchanged parts keep their source
 order, new items follow in creation order, removed items leave no gaps; the bytes depend only
 on the model and the options. Files that would not fit the 2 GiB flatbuffer limit keep their
-weights after the flatbuffer (circle-format-and-metadata.md §5).
+weights after the flatbuffer (circle-format-and-metadata.md §5). Either way the weights are
+streamed into the file (see :mod:`.streamed`), never packed in memory.
 """
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO
+from typing import Any
 
 import flatbuffers
 import numpy as np
@@ -36,11 +37,9 @@ from .schema import (
     options2_type,
     options_type,
 )
+from .streamed import ExternalFile, Hole, InlineFile
 
 FLATBUFFER_LIMIT = 2**31 - 1
-# Room kept for the non-weight part of the flatbuffer when deciding on inline weights without
-# packing twice; above this the exact size is measured first.
-_INLINE_MARGIN = 64 * 2**20
 _ALIGN = 16
 SHUFFLED16x1FLOAT32 = 127
 
@@ -62,56 +61,44 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
     layout = _Layout(model, profile)
     ident = TFLITE_IDENTIFIER if tflite else CIRCLE_IDENTIFIER
     version = 3 if tflite else 0
-    inline_estimate = layout.data_bytes + 32 * len(layout.buffers) + _INLINE_MARGIN
-    if inline_estimate <= FLATBUFFER_LIMIT:
-        return _write_inline(layout, path, ident, version)
-    skeleton = len(_pack(layout.tree(version, external=None), ident, 0))
-    if skeleton + layout.data_bytes + _ALIGN * len(layout.buffers) <= FLATBUFFER_LIMIT:
-        return _write_inline(layout, path, ident, version)
-    return _write_external(layout, path, ident, version)
+    holes: list[Hole] = []
+    inline = InlineFile(_pack(layout.tree(version, holes=holes), ident), holes)
+    if inline.size <= FLATBUFFER_LIMIT:
+        return write_atomically(path, inline.write)
+    return write_atomically(path, _external(layout, ident, version).write)
 
 
-def _write_inline(layout: _Layout, path: str, ident: bytes, version: int) -> int:
-    data = _pack(layout.tree(version, external=None), ident, layout.size_hint())
-    return write_atomically(path, lambda f: f.write(data))
-
-
-def _write_external(layout: _Layout, path: str, ident: bytes, version: int) -> int:
+def _external(layout: _Layout, ident: bytes, version: int) -> ExternalFile:
     """Weights after the flatbuffer, each 16-byte aligned; offsets are counted from 0."""
     placeholder = {id(b): (2**40, b.nbytes) for b in layout.buffers if b.nbytes}
-    head = len(_pack(layout.tree(version, external=placeholder), ident, 0))
+    head = len(_pack(layout.tree(version, external=placeholder), ident))
     offsets: dict[int, tuple[int, int]] = {}
+    placed: list[tuple[int, Buffer]] = []
     pos = _aligned(head)
     for b in layout.buffers:
         if b.nbytes:
             offsets[id(b)] = (pos, b.nbytes)
+            placed.append((pos, b))
             pos = _aligned(pos + b.nbytes)
-    flat = _pack(layout.tree(version, external=offsets), ident, 0)
-    assert len(flat) == head, "flatbuffer size changed between the two packs"
-
-    def write(f: BinaryIO) -> None:
-        f.write(flat)
-        at = len(flat)
-        for b in layout.buffers:
-            if b.nbytes:
-                start = offsets[id(b)][0]
-                f.write(b"\0" * (start - at))
-                f.write(memoryview(b.raw))
-                at = start + b.nbytes
-        f.write(b"\0" * (_aligned(at) - at))
-
-    return write_atomically(path, write)
+    flat = _pack(layout.tree(version, external=offsets), ident)
+    if len(flat) != head:
+        raise ExportError("internal error: the flatbuffer size changed between two packs")
+    return ExternalFile(flat, placed, pos)
 
 
 def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
-def _pack(tree: ModelT, ident: bytes, size_hint: int) -> memoryview:
-    """Pack the object tree; the builder starts at ``size_hint`` so that it need not grow
-    (growing doubles it, which would double the peak memory for the weights)."""
-    builder = flatbuffers.Builder(min(FLATBUFFER_LIMIT, size_hint))
-    builder.Finish(tree.Pack(builder), file_identifier=ident)
+def _pack(tree: ModelT, ident: bytes) -> memoryview:
+    """Pack the object tree (its weights are holes or outside: the result is small)."""
+    builder = flatbuffers.Builder(2**20)
+    try:
+        builder.Finish(tree.Pack(builder), file_identifier=ident)
+    except flatbuffers.builder.BuilderSizeError:
+        raise ExportError(
+            "internal error: the model's structure alone exceeds the 2 GiB flatbuffer limit"
+        ) from None
     return memoryview(builder.Bytes)[builder.Head() :]
 
 
@@ -135,12 +122,6 @@ class _Layout:
         self.extra_metadata = self._one_tables() if profile else []
         self.buffers = self._buffers()
         self.buffer_index = {id(b): i + 1 for i, b in enumerate(self.buffers)}
-        self.data_bytes = sum(b.nbytes for b in self.buffers)
-
-    def size_hint(self) -> int:
-        """A generous estimate of the inline file size (weights plus the rest)."""
-        items = sum(len(ts) for ts in self.tensors) + self.model.operator_count()
-        return self.data_bytes + 16 * len(self.buffers) + 1024 * items + 2**20
 
     def _operator_codes(self) -> list[tuple[str, str | None, int]]:
         used = {_code_key(op): None for g in self.model.graphs for op in g.operators}
@@ -156,6 +137,8 @@ class _Layout:
                     seen[id(t.buffer)] = t.buffer
         for entry in self.model.metadata:
             seen[id(entry.buffer)] = entry.buffer
+        for b in self.model.spare_buffers:
+            seen[id(b)] = b
         ordered = sorted(seen.values(), key=lambda b: b.seq)
         return ordered + [b for _, b in self.extra_metadata]
 
@@ -170,14 +153,22 @@ class _Layout:
         ]
 
     # -- object tree -----------------------------------------------------------------------
-    def tree(self, version: int, external: dict[int, tuple[int, int]] | None) -> ModelT:
+    def tree(
+        self,
+        version: int,
+        *,
+        external: dict[int, tuple[int, int]] | None = None,
+        holes: list[Hole] | None = None,
+    ) -> ModelT:
+        """The object tree; weights are ``external`` (offset, size) by buffer id, or holes
+        (appended to ``holes``) for an inline file."""
         model = self.model
         tree = ModelT()
         tree.version = version
         tree.operatorCodes = [_operator_code(c) for c in self.codes]
         tree.subgraphs = [self._graph(g, i) for i, g in enumerate(model.graphs)]
         tree.description = _bytes(model.description)
-        tree.buffers = [BufferT()] + [self._buffer(b, external) for b in self.buffers]
+        tree.buffers = [BufferT()] + [self._buffer(b, external, holes) for b in self.buffers]
         entries = [(e.name, e.buffer) for e in model.metadata] + self.extra_metadata
         metadata = [_metadata(name, self.buffer_index[id(b)]) for name, b in entries]
         if external is not None:
@@ -188,14 +179,17 @@ class _Layout:
         return tree
 
     def _buffer(
-        self, b: Buffer, external: dict[int, tuple[int, int]] | None
-    ) -> BufferT | _InlineBuffer:
-        if b.raw is not None and external is None:
-            return _InlineBuffer(b.raw)
+        self, b: Buffer, external: dict[int, tuple[int, int]] | None, holes: list[Hole] | None
+    ) -> BufferT | Hole:
         out = BufferT()
-        if b.raw is not None:
-            out.offset, out.size = external[id(b)]  # type: ignore[index]
-        return out
+        if b.raw is None:
+            return out
+        if external is not None:
+            out.offset, out.size = external[id(b)]
+            return out
+        hole = Hole(b)
+        holes.append(hole)  # type: ignore[union-attr]
+        return hole
 
     def _graph(self, graph: Graph, g: int) -> SubGraphT:
         index = self.tensor_index[g]
@@ -248,31 +242,6 @@ class _Layout:
         out.signatureKey = _bytes(s.key)
         out.subgraphIndex = s.graph_index
         return out
-
-
-class _InlineBuffer:
-    """A ``Buffer`` table whose bytes are copied straight into the builder.
-
-    Same bytes as ``BufferT.Pack`` with a numpy vector, without the two temporary copies that
-    ``CreateNumpyVector`` makes (a byte swap and ``tobytes``) of every weight.
-    """
-
-    __slots__ = ("raw",)
-
-    def __init__(self, raw: np.ndarray) -> None:
-        self.raw = raw
-
-    def Pack(self, builder: flatbuffers.Builder) -> int:
-        n = int(self.raw.size)
-        builder.StartVector(1, n, 1)
-        builder.head = builder.head - n
-        with memoryview(builder.Bytes) as target:  # buffer-to-buffer copy, no temporary
-            target[builder.head : builder.head + n] = memoryview(self.raw)
-        builder.vectorNumElems = n
-        data = builder.EndVector()
-        builder.StartObject(3)
-        builder.PrependUOffsetTRelativeSlot(0, data, 0)
-        return builder.EndObject()
 
 
 def _code_key(op: Operator) -> tuple[str, str | None, int]:

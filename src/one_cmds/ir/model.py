@@ -34,8 +34,9 @@ class Model:
 
     ``source_table`` maps origin ids to names; ``source_md5`` identifies the source model file
     (the loader may defer hashing until the value is first read, see :meth:`defer_source_md5`).
-    ``operator_codes`` keeps the file's operator-code order so that an unchanged model is
-    written back the same way.
+    ``operator_codes`` keeps the file's operator-code order and ``spare_buffers`` the file's
+    buffers that no tensor or metadata entry uses (the TFLite converter leaves some), so that
+    an unchanged model is written back the same way.
     """
 
     def __init__(
@@ -58,6 +59,7 @@ class Model:
         self.description = description
         self.metadata: list[MetadataEntry] = list(metadata or [])
         self.operator_codes: list[tuple[str, str | None, int]] = list(operator_codes or [])
+        self.spare_buffers: list[Buffer] = []
         self.source_path = source_path
 
     @property
@@ -122,6 +124,7 @@ class Model:
         clone.source_table = dict(self.source_table)
         clone.metadata = list(self.metadata)
         clone.operator_codes = list(self.operator_codes)
+        clone.spare_buffers = list(self.spare_buffers)
         clone.signature_defs = [
             SignatureDef(
                 s.key,

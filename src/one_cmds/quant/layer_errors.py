@@ -136,7 +136,7 @@ def csv_text(rows: Sequence[LayerError]) -> str:
 def write_csv(path: str, rows: Sequence[LayerError]) -> None:
     """Write :func:`csv_text` to ``path`` atomically."""
     text = csv_text(rows).encode("utf-8")
-    write_atomically(path, lambda f: f.write(text))
+    write_atomically(path, lambda output: output.write(text))
 
 
 def _identity(r: LayerError, digits: int) -> list[str]:

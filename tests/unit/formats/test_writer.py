@@ -180,7 +180,6 @@ def test_export_failures_leave_nothing(tmp_path, fixture_path, target, reason):
 def test_weights_after_flatbuffer_when_too_big(tmp_path, fixture_path, monkeypatch):
     """Above the 2 GiB limit (lowered here) every weight goes after the flatbuffer, 16-aligned."""
     monkeypatch.setattr(writer, "FLATBUFFER_LIMIT", 4096)
-    monkeypatch.setattr(writer, "_INLINE_MARGIN", 0)
     source = fixture_path("mobilenet_tiny.tflite")
     path = str(tmp_path / "big.tflite")
     one_cmds.save(load(source), path)
@@ -197,3 +196,45 @@ def test_weights_after_flatbuffer_when_too_big(tmp_path, fixture_path, monkeypat
     monkeypatch.undo()
     one_cmds.save(load(path), inline)
     assert Path(inline).read_bytes() == Path(source).read_bytes()
+
+
+def _repacked(data: bytes, ident: bytes) -> bytes:
+    """What the bindings pack for the object tree of ``data`` (weights inline)."""
+    import flatbuffers
+
+    builder = flatbuffers.Builder(len(data))
+    builder.Finish(ModelT.InitFromPackedBuf(data, 0).Pack(builder), file_identifier=ident)
+    return bytes(builder.Output())
+
+
+@pytest.mark.parametrize("name", RUNNABLE_MODELS)
+def test_streamed_inline_file_is_what_the_bindings_pack(tmp_path, fixture_path, name):
+    """Weights poured into holes of a small pack give the bytes of a plain pack of the same
+    tree, for optimized circle files with new buffers and profiling tables too."""
+    model = one_cmds.optimize(load(fixture_path(name)), O1=True)
+    path = tmp_path / "m.circle"
+    one_cmds.save(model, str(path), profile=True)
+    data = path.read_bytes()
+    assert data == _repacked(data, b"CIR0")
+
+
+def test_every_weight_size_modulo_16_streams_exactly(tmp_path):
+    """Constants of 0 to 40 bytes (every remainder modulo 16, empty ones) and a signature."""
+    from support.passes import Net
+
+    net = Net()
+    x = net.input("x", [1])
+    outputs = []
+    for n in range(41):
+        c = net.const(f"c{n}", np.arange(n, dtype=np.uint8))
+        outputs.append(net.op("SHAPE", [c], name=f"s{n}"))
+    net.outputs(*outputs, x)
+    model = net.model()
+    path = tmp_path / "sizes.circle"
+    one_cmds.save(model, str(path), profile=True)
+    data = path.read_bytes()
+    assert data == _repacked(data, b"CIR0")
+    again = load(str(path))
+    for n, op in enumerate(again.main.operators):
+        data = op.inputs[0].data
+        assert (data.tolist() if n else data) == (list(range(n)) if n else None)
