@@ -116,6 +116,12 @@ class Output:
             view = view[n:]
             self.position += n
 
+    def write_at(self, position: int, data: bytes) -> None:
+        """Overwrite bytes already written (the position stays at the end)."""
+        if position + len(data) > self.position:
+            raise ValueError("write_at beyond the written bytes")
+        os.pwrite(self.fd, data, position)
+
     def pad_to(self, position: int) -> None:
         """Zero bytes up to ``position``."""
         self.write(bytes(position - self.position))

@@ -87,12 +87,15 @@ class InlineFile:
         for _, h in self.holes:
             self.grown.append(self.grown[-1] + h.buffer.nbytes - h.kept)
         self.size = n + self.grown[-1]
-        self._correct()
+        self.positions: dict[int, int] = {}  # where each buffer's bytes were written, by id
 
     def write(self, output: Output) -> None:
+        """Write the full file (its ``size`` must fit the flatbuffer offsets)."""
+        self._correct()
         at = 0
         for start, hole in self.holes:
             output.write(memoryview(self.flat)[at:start])
+            self.positions[id(hole.buffer)] = output.position
             write_buffer(output, hole.buffer)
             at = start + hole.kept
         output.write(memoryview(self.flat)[at:])
@@ -173,6 +176,7 @@ class ExternalFile:
         self.flat = flat
         self.placed = placed
         self.end = end
+        self.positions = {id(buffer): offset for offset, buffer in placed}
 
     def write(self, output: Output) -> None:
         output.write(self.flat)

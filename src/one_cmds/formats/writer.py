@@ -9,6 +9,7 @@ streamed into the file (see :mod:`.streamed`), never packed in memory.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import flatbuffers
@@ -27,7 +28,7 @@ from circle_schema.v0_10.circle.TensorMap import TensorMapT
 from ..errors import ExportError
 from ..ir import Buffer, Graph, Model, Operator, QuantParam, Tensor
 from . import metadata as md
-from .files import write_atomically
+from .files import Output, write_atomically
 from .reader import BUFFER_LOCATION, CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER
 from .schema import (
     CIRCLE_ONLY_OPTIONS,
@@ -40,6 +41,7 @@ from .schema import (
 from .streamed import ExternalFile, Hole, InlineFile
 
 FLATBUFFER_LIMIT = 2**31 - 1
+MD5_PLACEHOLDER = "0" * 32  # replaced by the source's md5 once the weights are written
 _ALIGN = 16
 SHUFFLED16x1FLOAT32 = 127
 
@@ -49,11 +51,16 @@ def is_tflite_path(path: str) -> bool:
 
 
 def save(model: Model, path: str, *, profile: bool = False) -> int:
-    """Write ``model`` to ``path``; return the file size. ``profile`` adds the ONE tables."""
+    """Write ``model`` to ``path``; return the file size. ``profile`` adds the ONE tables.
+
+    The md5 of the source that the tables name is computed while the weights are written (a
+    placeholder is written first, then replaced), so a multi-GB source is hashed and copied
+    at the same time.
+    """
     tflite = is_tflite_path(path)
     if tflite:
         _check_tflite_compatible(model, path)
-    if profile and model.source_md5 is None:
+    if profile and not model.has_source_md5:
         raise ExportError(
             f"Failed to export: {path} (profiling data needs the md5 of the source model file; "
             "this model was not loaded from a file)"
@@ -62,10 +69,22 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
     ident = TFLITE_IDENTIFIER if tflite else CIRCLE_IDENTIFIER
     version = 3 if tflite else 0
     holes: list[Hole] = []
-    inline = InlineFile(_pack(layout.tree(version, holes=holes), ident), holes)
-    if inline.size <= FLATBUFFER_LIMIT:
-        return write_atomically(path, inline.write)
-    return write_atomically(path, _external(layout, ident, version).write)
+    file: InlineFile | ExternalFile = InlineFile(
+        _pack(layout.tree(version, holes=holes), ident), holes
+    )
+    if file.size > FLATBUFFER_LIMIT:
+        file = _external(layout, ident, version)
+    if layout.md5_buffer is None:
+        return write_atomically(path, file.write)
+    with ThreadPoolExecutor(1) as pool:
+        md5 = pool.submit(lambda: model.source_md5)
+
+        def write(output: Output) -> None:
+            file.write(output)
+            position = file.positions[id(layout.md5_buffer)]
+            output.write_at(position, md.encode_md5(md5.result()))  # type: ignore[arg-type]
+
+        return write_atomically(path, write)
 
 
 def _external(layout: _Layout, ident: bytes, version: int) -> ExternalFile:
@@ -119,6 +138,7 @@ class _Layout:
         self.tensor_index = [{id(t): i for i, t in enumerate(ts)} for ts in self.tensors]
         self.codes = self._operator_codes()
         self.code_index = {c: i for i, c in enumerate(self.codes)}
+        self.md5_buffer: Buffer | None = None
         self.extra_metadata = self._one_tables() if profile else []
         self.buffers = self._buffers()
         self.buffer_index = {id(b): i + 1 for i, b in enumerate(self.buffers)}
@@ -145,11 +165,11 @@ class _Layout:
     def _one_tables(self) -> list[tuple[str, Buffer]]:
         model = self.model
         op_table = {k: op.origin for k, op in enumerate(model.main.operators) if op.origin}
-        assert model.source_md5 is not None
+        self.md5_buffer = Buffer.from_bytes(md.encode_md5(MD5_PLACEHOLDER))
         return [
             (md.SOURCE_TABLE, Buffer.from_bytes(md.encode_source_table(model.source_table))),
             (md.OP_TABLE, Buffer.from_bytes(md.encode_op_table(op_table))),
-            (md.SOURCE_MD5, Buffer.from_bytes(md.encode_md5(model.source_md5))),
+            (md.SOURCE_MD5, self.md5_buffer),
         ]
 
     # -- object tree -----------------------------------------------------------------------

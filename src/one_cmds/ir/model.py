@@ -74,6 +74,11 @@ class Model:
         self._md5 = value
         self._md5_pending = None
 
+    @property
+    def has_source_md5(self) -> bool:
+        """Whether the md5 is known or can be computed (without computing it)."""
+        return self._md5 is not None or self._md5_pending is not None
+
     def defer_source_md5(self, compute: Callable[[], str]) -> None:
         """Set the md5 to ``compute()``, evaluated when first read (hashing a multi-GB source
         file costs seconds that a build without profiling data never needs)."""
