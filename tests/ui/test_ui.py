@@ -20,7 +20,8 @@ program runs there as a user runs it (the repository launchers, current director
   models            table: model file -> properties of the written model:
                       identifier ("CIR0"/"TFL3"), operators (count in graph 0), kinds
                       (operator kinds of graph 0 in order, e.g. "CUSTOM(Erf)"),
-                      inputs / outputs (shapes of graph 0, -1 for unknown), metadata /
+                      inputs / outputs (shapes of graph 0, -1 for unknown), static
+                      (whether every tensor of every graph has known dims), metadata /
                       metadata_absent (entry names), source_md5_of (a file whose md5 the
                       model records), same_bytes_as (a file with identical bytes)
 """
@@ -69,6 +70,7 @@ MODEL_KEYS = {
     "kinds",
     "inputs",
     "outputs",
+    "static",
     "metadata",
     "metadata_absent",
     "source_md5_of",
@@ -176,6 +178,9 @@ def check_model(path: Path, expect: dict, work: Path) -> None:
         if key in expect:
             shapes = [[-1 if d is None else d for d in t.shape] for t in tensors]
             assert shapes == expect[key], f"{path.name}: {key} {shapes}"
+    if "static" in expect:
+        tensors = [t for g in model.graphs for t in g.referenced_tensors()]
+        assert all(t.is_static for t in tensors) == expect["static"], f"{path.name}: static"
     if "source_md5_of" in expect:
         source = (work / expect["source_md5_of"]).read_bytes()
         assert model.source_md5 == hashlib.md5(source).hexdigest()

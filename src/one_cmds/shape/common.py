@@ -9,6 +9,7 @@ import numpy as np
 
 from ..ir import Operator, Shape
 from .context import RuleContext
+from .partial import PartialValue
 from .registry import Output, ShapeError
 
 Dim = int | None
@@ -139,9 +140,17 @@ def per_dim_values(ctx: RuleContext, i: int, per: int = 1) -> list[int] | None:
     return values
 
 
+def known_entries(ctx: RuleContext, i: int) -> list[int | None] | None:
+    """Input ``i``'s elements, flattened, None for one of unknown value (a value known in
+    part, see values.py); None when no element is known."""
+    known = ctx.known(i)
+    return known.entries() if isinstance(known, PartialValue) else int_list(known)
+
+
 def shape_operand(ctx: RuleContext, i: int) -> Shape:
-    """Input ``i`` read as a shape: its value where known (-1 = unknown), else all unknown."""
-    values = int_list(ctx.value(i))
+    """Input ``i`` read as a shape: its elements where known (-1 = unknown), else all
+    unknown."""
+    values = known_entries(ctx, i)
     if values is not None:
         return tuple(None if v == -1 else v for v in values)
     length = require_rank(ctx, i, 0, 1)

@@ -7,20 +7,22 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from ..ir import Operator, Shape, Tensor
-from .registry import Output
+from .partial import Known, PartialValue
 
+Output = tuple[Shape, str]
 GraphCall = Callable[[int, list[Shape]], list[Output]]
 
 
 class RuleContext:
     """The operands of one operator: shapes, dtypes and values known during inference.
 
-    ``values`` maps ``id(tensor)`` to the value shape-value inference computed for it;
-    ``call_graph(index, shapes)`` infers subgraph ``index`` with the given input shapes and
-    returns its outputs' ``(shape, dtype)`` (control-flow rules).
+    ``values`` maps ``id(tensor)`` to the value shape-value inference computed for it (every
+    element, or a :class:`PartialValue`); ``call_graph(index, shapes)`` infers subgraph
+    ``index`` with the given input shapes and returns its outputs' ``(shape, dtype)``
+    (control-flow rules).
     """
 
-    def __init__(self, op: Operator, values: Mapping[int, np.ndarray], call_graph: GraphCall):
+    def __init__(self, op: Operator, values: Mapping[int, Known], call_graph: GraphCall):
         self.op = op
         self._values = values
         self._call_graph = call_graph
@@ -43,6 +45,12 @@ class RuleContext:
 
     def value(self, i: int) -> np.ndarray | None:
         """Input ``i``'s value when it is a constant or computed from known shapes, else None."""
+        known = self.known(i)
+        return None if isinstance(known, PartialValue) else known
+
+    def known(self, i: int) -> Known | None:
+        """What is known of input ``i``'s value: all of it (an array), some elements (a
+        :class:`PartialValue`) or nothing (None)."""
         t = self._input(i)
         if t is None:
             return None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import StageError
 from ..ir import GraphError, Model, Operator, Shape, Tensor
 from .common import join
 from .context import RuleContext
+from .partial import Known
 from .registry import RULES, Output, ShapeError
 from .values import ValueEvaluator
 
@@ -96,7 +95,7 @@ class _Inference:
         graph = self.model.graphs[index]
         self.active.append(index)
         try:
-            values: dict[int, np.ndarray] = {}
+            values: dict[int, Known] = {}
             fixed = {id(t) for t in graph.inputs}
             for position, op in enumerate(graph.operators):
                 self._infer_operator(op, index, position, values, fixed)
@@ -108,7 +107,7 @@ class _Inference:
         op: Operator,
         index: int,
         position: int,
-        values: dict[int, np.ndarray],
+        values: dict[int, Known],
         fixed: set[int],
     ) -> None:
         def where() -> str:
@@ -125,14 +124,14 @@ class _Inference:
             if len(results) != len(op.outputs):
                 raise ShapeError(f"{len(results)} results for {len(op.outputs)} outputs")
             checked = [(_checked(shape), dtype) for shape, dtype in results]
+            for t, (shape, dtype) in zip(op.outputs, checked, strict=True):
+                if id(t) not in fixed:
+                    self._set(t, shape, dtype)
+            value = self.evaluator.evaluate(op, ctx)
         except ShapeError as e:
             raise ShapeInferenceError(f"{where()}: {e}") from None
         except (ValueError, IndexError, TypeError, ArithmeticError) as e:
             raise ShapeInferenceError(f"{where()}: malformed operator ({e})") from e
-        for t, (shape, dtype) in zip(op.outputs, checked, strict=True):
-            if id(t) not in fixed:
-                self._set(t, shape, dtype)
-        value = self.evaluator.evaluate(op, ctx)
         if value is not None:
             values[id(op.outputs[0])] = value
 

@@ -9,15 +9,11 @@ shape is a tuple with None for an unknown dimension, the dtype a tensor type nam
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from ..ir import Operator, Shape
+from ..ir import Operator
+from .context import Output, RuleContext
 
-if TYPE_CHECKING:
-    from .context import RuleContext
-
-Output = tuple[Shape, str]
-Rule = Callable[[Operator, "RuleContext"], list[Output]]
+Rule = Callable[[Operator, RuleContext], list[Output]]
 
 RULES: dict[str, Rule] = {}
 

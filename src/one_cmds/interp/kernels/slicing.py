@@ -141,7 +141,9 @@ def strided_slice(op, args, ctx):
         start, stop = axis.bounds(offset)
         if axis.shrink:
             if not 0 <= start < axis.size:
-                raise ValueError(f"index {axis.begin} is out of range for dimension {axis.size}")
+                raise ValueError(
+                    f"index {axis.begin} is out of range for a dimension of size {axis.size}"
+                )
             index.append(slice(start, start + 1))
             continue
         step = axis.stride

@@ -7,6 +7,7 @@ from ..common import (
     divide,
     fmt,
     int_list,
+    known_entries,
     merge,
     normalize_axis,
     option,
@@ -22,11 +23,12 @@ from ..registry import ShapeError, rule
 
 
 def _reshape_target(op, ctx):
-    """The requested shape: input 1 when it is a vector (None when its value is unknown), else
-    the ``new_shape`` option (``[0]`` there means a scalar, as in TFLite)."""
+    """The requested shape: input 1 when it is a vector (None for an element of unknown value,
+    None for all when none is known), else the ``new_shape`` option (``[0]`` there means a
+    scalar, as in TFLite)."""
     given = ctx.shape(1)
     if given is not None and len(given) == 1:
-        return int_list(ctx.value(1))
+        return known_entries(ctx, 1)
     new_shape = option(op, "newShape", None)
     if new_shape is None:
         raise ShapeError("no target shape (no shape operand and no new_shape option)")
@@ -42,11 +44,11 @@ def reshape(op, ctx):
     if target is None:  # a shape operand of unknown value: its length, else the stored rank
         length = ctx.shape(1)[0]
         return [(unknown(len(ctx.output_shape(0)) if length is None else length), ctx.dtype(0))]
-    if any(d < -1 for d in target) or target.count(-1) > 1:
+    if any(d is not None and d < -1 for d in target) or target.count(-1) > 1:
         raise ShapeError(f"invalid target shape {target}")
     out = [None if d == -1 else d for d in target]
     count = product(x)
-    if count is not None and -1 in target:
+    if count is not None and -1 in target and None not in target:
         known, fixed = count, product(d for d in target if d != -1)
         if fixed == 0:  # zero elements: -1 takes the ratio of the non-zero sizes (as TF)
             known, fixed = product(d for d in x if d), product(d for d in target if d > 0)
