@@ -113,6 +113,14 @@ class _Inference:
         def where() -> str:
             return f"{op.kind} (graph {index}, operator {position})"
 
+        def failure(reason: str) -> str:
+            """``where(): reason``, naming the result the rule could not infer unless the
+            reason names it already."""
+            names = [repr(t.name) for t in op.outputs]
+            if names and not any(name in reason for name in names):
+                reason = f"{reason} (result {names[0]})"
+            return f"{where()}: {reason}"
+
         fn = RULES.get(op.kind) or RULES.get(op.opcode)
         if fn is None and self.keep_declared:
             fn = RULES["CUSTOM"]
@@ -129,9 +137,9 @@ class _Inference:
                     self._set(t, shape, dtype)
             value = self.evaluator.evaluate(op, ctx)
         except ShapeError as e:
-            raise ShapeInferenceError(f"{where()}: {e}") from None
+            raise ShapeInferenceError(failure(str(e))) from None
         except (ValueError, IndexError, TypeError, ArithmeticError) as e:
-            raise ShapeInferenceError(f"{where()}: malformed operator ({e})") from e
+            raise ShapeInferenceError(failure(f"malformed operator ({e})")) from e
         if value is not None:
             values[id(op.outputs[0])] = value
 

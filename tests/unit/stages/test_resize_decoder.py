@@ -93,3 +93,14 @@ def test_impossible_specialization_names_operator_and_tensor(
         f"{tensor!r}: index {index} is out of range for a dimension of size {size}"
     )
     assert model.main.inputs[0].shape == (N, N)
+
+
+def test_a_shape_rule_failure_names_the_result_it_could_not_infer(fixture_path):
+    """Ids of rank 3 reach a RESHAPE whose target no longer fits its input."""
+    model = one_cmds.load(fixture_path("llama_decoder.tflite"))
+    with pytest.raises(ResizeError) as e:
+        one_cmds.resize(model, "[1,16,1]")
+    assert str(e.value) == (
+        "Exception during resizing with message: RESHAPE (graph 0, operator 75): cannot "
+        "reshape [1, 16, 16, 32] to [1, 16, 4, 8] (result 'Reshape_5')"
+    )
