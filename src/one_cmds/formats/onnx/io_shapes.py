@@ -1,0 +1,111 @@
+"""Shape options of the import (onnx-import.md §8.2) and the check of declared output shapes.
+
+``--input_shapes`` / ``--output_shapes``: ``[d,…]`` per graph input (output) in order, or
+``name[d,…]`` for some of them (all named or all positional), ``-1`` unknown.
+``--dynamic_batch_to_single_batch``: an unknown dim 0 of an input becomes 1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import onnx
+
+from ...config.shapes import parse_shapes
+from .errors import OnnxImportError
+from .folding import Facts, Shape
+from .loader import OnnxSource
+
+_NAMED = re.compile(r"\s*([^\[\],]+?)\s*(\[[^\]]*\])\s*(?:,|$)")
+
+
+def parse_io_shapes(text: str, infos: list[onnx.ValueInfoProto]) -> dict[str, Shape]:
+    """The shapes of ``text`` by value name (positional entries follow ``infos``)."""
+    stripped = text.strip()
+    if stripped.startswith("["):
+        shapes = parse_shapes(stripped)
+        return {info.name: shape for info, shape in zip(infos, shapes, strict=False)}
+    named = {}
+    known = {info.name for info in infos}
+    for name, shape in _NAMED.findall(stripped):
+        if name not in known:
+            raise OnnxImportError(
+                f"Tensor with name={name} do NOT match any input/output of the model"
+            )
+        named[name] = parse_shapes(shape)[0]
+    return named
+
+
+def _dims(info: onnx.ValueInfoProto) -> list[onnx.TensorShapeProto.Dimension]:
+    return list(info.type.tensor_type.shape.dim)
+
+
+def _set_dims(info: onnx.ValueInfoProto, shape: Shape) -> None:
+    dims = _dims(info)
+    if dims and len(dims) != len(shape):
+        raise OnnxImportError(
+            "Rank of provided shape must be compatible with the origin tensor="
+            f"{info.name} from the model"
+        )
+    tensor_shape = info.type.tensor_type.shape
+    del tensor_shape.dim[:]
+    for d in shape:
+        dim = tensor_shape.dim.add()
+        if d is not None:
+            dim.dim_value = d
+
+
+def apply_input_shapes(source: OnnxSource, options) -> None:
+    """Give graph inputs the shapes of the options before shapes are inferred."""
+    graph = source.model.graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    if options.input_shapes:
+        for info in inputs:
+            shape = parse_io_shapes(options.input_shapes, inputs).get(info.name)
+            if shape is not None:
+                _set_dims(info, shape)
+    if options.dynamic_batch_to_single_batch:
+        for info in inputs:
+            dims = _dims(info)
+            if dims and not dims[0].HasField("dim_value"):
+                dims[0].dim_value = 1
+
+
+def check_output_shapes(
+    source: OnnxSource, facts: Facts, options, warn: Callable[[str], None]
+) -> None:
+    """Declared output dims against inference: a contradiction warns, the computed shape is
+    used; ``--output_shapes`` fills what inference cannot know."""
+    outputs = list(source.model.graph.output)
+    given = parse_io_shapes(options.output_shapes, outputs) if options.output_shapes else {}
+    for info in outputs:
+        computed = facts.shapes.get(info.name)
+        declared = tuple(d.dim_value if d.HasField("dim_value") else None for d in _dims(info))
+        if info.name in given:
+            shape = given[info.name]
+            if computed is not None and len(computed) != len(shape):
+                raise OnnxImportError(
+                    "Rank of provided shape must be compatible with the origin tensor="
+                    f"{info.name} from the model"
+                )
+            facts.shapes[info.name] = tuple(
+                c if c is not None else s for c, s in zip(computed or shape, shape, strict=True)
+            )
+            continue
+        if computed is None or not declared:
+            continue
+        if len(declared) != len(computed) or any(
+            d is not None and c is not None and d != c
+            for d, c in zip(declared, computed, strict=False)
+        ):
+            warn(
+                f"WARNING: graph output '{info.name}' declared {_text(declared)}, computed "
+                f"{_text(computed)}; the computed shape is used"
+            )
+
+
+def _text(shape: Shape) -> str:
+    named = [str(d) if d is not None else "?" for d in shape]
+    return f"[{','.join(named)}]"

@@ -1,0 +1,39 @@
+"""Helpers the converters share: layout TRANSPOSEs (§5.1), constants, option tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....ir import Tensor
+from ...schema import new_options
+from ..lowering import Lowering
+
+CHANNELS_LAST = {3: (0, 2, 1), 4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
+CHANNELS_FIRST = {3: (0, 2, 1), 4: (0, 3, 1, 2), 5: (0, 4, 1, 2, 3)}
+
+
+def transpose(lo: Lowering, x: Tensor, perm: tuple[int, ...], purpose: str) -> Tensor:
+    """``TRANSPOSE(x, perm)`` (``y.shape[i] = x.shape[perm[i]]``)."""
+    permutation = lo.constant(np.array(perm, np.int32), lo.helper_name(f"{purpose}/perm"))
+    return lo.emit("TRANSPOSE", [x, permutation], name=lo.helper_name(purpose), dtype=x.dtype)
+
+
+def to_channels_last(lo: Lowering, x: Tensor, rank: int) -> Tensor:
+    """The NHWC view of an NCHW value (§5.1)."""
+    return transpose(lo, x, CHANNELS_LAST[rank], "nhwc")
+
+
+def to_channels_first(lo: Lowering, y: Tensor, rank: int) -> Tensor:
+    """The NCHW view of an NHWC result (§5.1)."""
+    return transpose(lo, y, CHANNELS_FIRST[rank], "nchw")
+
+
+def reshape(lo: Lowering, x: Tensor, shape: list[int], purpose: str = "reshape") -> Tensor:
+    """``RESHAPE(x, shape)`` with a constant INT32 target."""
+    target = lo.constant(np.array(shape, np.int32), lo.helper_name(f"{purpose}/shape"))
+    return lo.emit("RESHAPE", [x, target], name=lo.helper_name(purpose), dtype=x.dtype)
+
+
+def options(name: str, **fields):
+    """An options object of the circle schema."""
+    return new_options(name, **fields)
