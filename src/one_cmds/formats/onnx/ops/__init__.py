@@ -1,3 +1,17 @@
 """The converters, one module per family of ONNX operators (importing registers them)."""
 
-from . import basic, conv, elementwise  # noqa: F401
+from . import (  # noqa: F401
+    activations,
+    basic,
+    conv,
+    elementwise,
+    indexing,
+    matmul,
+    norm,
+    pool,
+    recurrent,
+    reduce,
+    resize,
+    shape_ops,
+    space,
+)
