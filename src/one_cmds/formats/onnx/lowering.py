@@ -87,6 +87,14 @@ class Lowering:
             raise Unsupported(f"input '{name}' must be constant")
         return value
 
+    def partial(self, name: str) -> list[int | None] | None:
+        """A small 1-D integer value's elements when some are known (None for the unknown
+        ones, which come from unknown dims): constants and shape values (§8.1)."""
+        value = self.const(name)
+        if value is not None:
+            return [int(v) for v in value.reshape(-1)] if value.dtype.kind in "iu" else None
+        return self.facts.partial.get(name)
+
     def shape(self, name: str) -> Shape | None:
         """The ONNX shape of a value (None dims unknown); None when even the rank is not."""
         value = self.const(name)

@@ -12,15 +12,19 @@ CHANNELS_LAST = {3: (0, 2, 1), 4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
 CHANNELS_FIRST = {3: (0, 2, 1), 4: (0, 3, 1, 2), 5: (0, 4, 1, 2, 3)}
 
 
-def transpose(lo: Lowering, x: Tensor, perm: tuple[int, ...], purpose: str) -> Tensor:
-    """``TRANSPOSE(x, perm)`` (``y.shape[i] = x.shape[perm[i]]``)."""
+def transpose(
+    lo: Lowering, x: Tensor, perm: tuple[int, ...], purpose: str, name: str | None = None
+) -> Tensor:
+    """``TRANSPOSE(x, perm)`` (``y.shape[i] = x.shape[perm[i]]``), named ``name`` or
+    ``<node>/<purpose>``."""
     permutation = lo.constant(np.array(perm, np.int32), lo.helper_name(f"{purpose}/perm"))
-    return lo.emit("TRANSPOSE", [x, permutation], name=lo.helper_name(purpose), dtype=x.dtype)
+    out = lo.unique(name) if name else lo.helper_name(purpose)
+    return lo.emit("TRANSPOSE", [x, permutation], name=out, dtype=x.dtype)
 
 
 def to_channels_last(lo: Lowering, x: Tensor, rank: int) -> Tensor:
-    """The NHWC view of an NCHW value (§5.1)."""
-    return transpose(lo, x, CHANNELS_LAST[rank], "nhwc")
+    """The NHWC view of an NCHW value, named ``<value>_nhwc`` (§5.1, §9)."""
+    return transpose(lo, x, CHANNELS_LAST[rank], "nhwc", f"{x.name}_nhwc")
 
 
 def to_channels_first(lo: Lowering, y: Tensor, rank: int) -> Tensor:
