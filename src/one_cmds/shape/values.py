@@ -37,13 +37,19 @@ MOVING: dict[str, tuple[int, ...] | None] = {
     "EXPAND_DIMS": (0,),
     "CAST": (0,),
 }
-ELEMENTWISE = frozenset({"ADD", "SUB", "MUL", "FLOOR_DIV", "MAXIMUM", "MINIMUM"})
-EVALUATED = frozenset({*MOVING, *ELEMENTWISE, "REDUCE_PROD"})
+ELEMENTWISE = frozenset({"ADD", "SUB", "MUL", "DIV", "FLOOR_DIV", "MAXIMUM", "MINIMUM"})
+# Evaluated when every operand is known (shape arithmetic exporters write: ``Where(Equal(shape,
+# -1), 1, shape)``, ``x.shape[-1] // 2`` as an integer DIV).
+WHOLE_ONLY = frozenset(
+    {"REDUCE_PROD", "EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
+     "SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT"}
+)  # fmt: skip
+EVALUATED = frozenset({*MOVING, *ELEMENTWISE, *WHOLE_ONLY})
 
 # Values larger than this (elements) are not shape values and are left to the runtime.
 MAX_ELEMENTS = 256
 
-_INTEGER_TYPES = ("INT32", "INT64")
+_INTEGER_TYPES = ("INT32", "INT64", "BOOL")
 
 
 class ValueEvaluator:

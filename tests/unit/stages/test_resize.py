@@ -70,7 +70,8 @@ def test_inference_failure_names_the_operator(fixture_path):
         one_cmds.resize(one_cmds.load(fixture_path("add2.tflite")), "[1,2,3],[4,5,6]")
     assert str(e.value) == (
         "Exception during resizing with message: "
-        "ADD (graph 0, operator 0): Cannot produce expand_dimension of two shapes"
+        "ADD (graph 0, operator 0): Cannot produce expand_dimension of two shapes "
+        "(result 'Identity')"
     )
 
 
@@ -78,7 +79,8 @@ def test_wrong_rank_for_an_operator(fixture_path):
     with pytest.raises(ResizeError) as e:
         one_cmds.resize(one_cmds.load(fixture_path("mobilenet_tiny.tflite")), "[1,32,32]")
     assert str(e.value) == (
-        "Exception during resizing with message: CONV_2D (graph 0, operator 0): input rank 3, expected 4"
+        "Exception during resizing with message: CONV_2D (graph 0, operator 0): input rank 3, "
+        "expected 4 (result 'Relu6;BiasAdd;Conv2D;BiasAdd/bias1')"
     )
 
 
