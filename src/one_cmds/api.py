@@ -12,10 +12,15 @@ from .report.console import warn
 
 
 def load(path: str) -> Model:
-    """Read a ``.tflite`` or ``.circle`` file (format from its identifier) into a Model.
+    """Read a ``.tflite`` or ``.circle`` file (format from its identifier), or import an
+    ``.onnx`` file with the default options of ``one-import-onnx``, into a Model.
 
     Origins and the source md5 are stamped as an import step does.
     """
+    if reader.is_onnx(path):
+        from .formats.onnx import import_onnx
+
+        return import_onnx(path, warn=warn)
     return reader.load(path, warn=warn)
 
 

@@ -13,10 +13,10 @@ from .errors import OneCmdsError, UnsupportedError
 from .formats.writer import save
 from .ir import Model
 from .report import console
-from .stages.importer import import_model
+from .stages.importer import import_model, import_onnx_model
 
 # Fixed execution order of the steps (cli-and-config.md §9). Import steps come first.
-IMPORT_STEPS = ("one-import-tflite", "one-import-circle")
+IMPORT_STEPS = ("one-import-tflite", "one-import-circle", "one-import-onnx")
 STEP_ORDER = (
     *IMPORT_STEPS,
     "one-resize",
@@ -74,18 +74,31 @@ class StepResult:
     model: Any = None
 
 
+def _load_file(options: Any) -> Model:
+    """A step's input read from its file (TFLite or circle, format from the identifier)."""
+    return import_model(options.input_path)
+
+
+def _unchanged(model: Model, options: Any) -> Model:
+    return model
+
+
 @dataclass(frozen=True)
 class StageSpec:
-    """The function a driver runs on the model, and the line it prints once its file is saved."""
+    """The function a driver runs on the model, the line it prints once its file is saved, and
+    how it reads its input when the model is not handed on in memory."""
 
     run: Callable[[Model, Any], Model]
     after_save: Callable[[Any], str] | None = None
+    load: Callable[[Any], Model] = _load_file
 
 
 def _stage(driver: str) -> StageSpec:
     """The stage of a driver (imported lazily: only the stages a plan uses are loaded)."""
+    if driver == "one-import-onnx":
+        return StageSpec(_unchanged, load=import_onnx_model)
     if driver in IMPORT_STEPS:
-        return StageSpec(lambda model, options: model)
+        return StageSpec(_unchanged)
     if driver == "one-resize":
         from .stages.resize import resize_done_message, run_resize_step
 
@@ -117,7 +130,7 @@ def _run_step(step: Step, plan: Plan, previous: StepResult | None, verbose: bool
     with console.capture() as lines:
         try:
             in_memory = previous is not None and same_file(options.input_path, previous.output_path)
-            model = previous.model if in_memory else import_model(options.input_path)
+            model = previous.model if in_memory else stage.load(options)
             before = model.operator_count()
             if verbose:
                 source = "in memory" if in_memory else "from file"

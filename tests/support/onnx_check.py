@@ -102,3 +102,11 @@ def check(
             f"{worst}); {kernels} LiteRT's reference kernels"
         )
     return imported
+
+
+def check_lowered(model: onnx.ModelProto, tmp_path, **kwargs) -> one_cmds.Model:
+    """:func:`check` with the layout pass, then without it; returns the import as the
+    converters lowered it (operators as emitted, for structural assertions)."""
+    check(model, tmp_path, **kwargs)
+    lowered = OnnxOptions(disable_transpose_propagation=True)
+    return check(model, tmp_path, options=lowered, **kwargs)

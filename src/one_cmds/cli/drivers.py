@@ -1,6 +1,7 @@
-"""Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-resize``,
-``one-optimize``, ``one-quantize`` (cli-and-config.md §17). Each builds the step's options
-from its command line (and with ``-C`` its own section) and runs a one-step plan."""
+"""Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-import-onnx``,
+``one-resize``, ``one-optimize``, ``one-quantize`` (cli-and-config.md §17). Each builds the
+step's options from its command line (and with ``-C`` its own section) and runs a one-step
+plan."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def one_import_circle(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-import-circle", argv)
 
 
+def one_import_onnx(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-import-onnx", argv)
+
+
 def one_resize(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-resize", argv)
 
@@ -54,6 +59,7 @@ def one_quantize(argv: Sequence[str] | None = None) -> int:
 MAINS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "one-import-tflite": one_import_tflite,
     "one-import-circle": one_import_circle,
+    "one-import-onnx": one_import_onnx,
     "one-resize": one_resize,
     "one-optimize": one_optimize,
     "one-quantize": one_quantize,

@@ -13,11 +13,40 @@ from one_cmds.cli.app import (
     add_version,
 )
 from one_cmds.config.options import DriverSpec
+from one_cmds.config.tables import Option
 from one_cmds.config.values import Kind
 
 _APPENDED = (Kind.STR_LIST, Kind.INT_LIST, Kind.FLOAT_LIST)
 # Destinations that are not options of the driver's section.
 COMMON_DESTS = ("verbose", "config", "section", "O")
+
+
+class _Containers:
+    """The argument groups (and mutually exclusive groups) of a parser, made on first use."""
+
+    def __init__(self, parser: ArgumentParser) -> None:
+        self.parser = parser
+        self.groups: dict[str, argparse._ArgumentGroup] = {}
+        self.exclusive: dict[str, argparse._MutuallyExclusiveGroup] = {}
+
+    def of(self, option: Option) -> argparse._ActionsContainer:
+        """Where ``option`` is added: its help group, and its exclusive group inside that."""
+        target: argparse._ActionsContainer = self.parser
+        if option.group is not None:
+            if option.group not in self.groups:
+                self.groups[option.group] = self.parser.add_argument_group(option.group)
+            target = self.groups[option.group]
+        if option.exclusive is not None:
+            if option.exclusive not in self.exclusive:
+                self.exclusive[option.exclusive] = target.add_mutually_exclusive_group()
+            target = self.exclusive[option.exclusive]
+        return target
+
+
+def _action(option: Option) -> str:
+    if option.kind is Kind.BOOL:
+        return "store_true"
+    return "append" if option.kind in _APPENDED else "store"
 
 
 def driver_parser(spec: DriverSpec) -> ArgumentParser:
@@ -31,27 +60,17 @@ def driver_parser(spec: DriverSpec) -> ArgumentParser:
     add_verbose(parser)
     add_config(parser)
     parser.add_argument("-S", "--section", default=None, help=argparse.SUPPRESS)
-    groups: dict[str, argparse._ArgumentGroup] = {}
+    containers = _Containers(parser)
     for option in spec.options:
         if not option.cli:
             continue
         if option.name == "O":
             add_optimization(parser, hidden=True)
             continue
-        target = parser
-        if option.group is not None:
-            if option.group not in groups:
-                groups[option.group] = parser.add_argument_group(option.group)
-            target = groups[option.group]  # type: ignore[assignment]
-        action = "store"
-        if option.kind is Kind.BOOL:
-            action = "store_true"
-        elif option.kind in _APPENDED:
-            action = "append"
-        target.add_argument(
+        containers.of(option).add_argument(
             *option.option_strings,
             dest=option.name,
-            action=action,
+            action=_action(option),
             default=argparse.SUPPRESS,
             help=argparse.SUPPRESS if option.hidden else option.help,
         )

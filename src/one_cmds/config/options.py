@@ -39,6 +39,32 @@ class ImportOptions(StepOptions):
     """``one-import-tflite`` and ``one-import-circle`` (§17.2)."""
 
 
+class OnnxOptions(BaseModel):
+    """The options that change an ONNX import (onnx-import.md §2), also taken by the Python
+    API (``import_onnx(path, OnnxOptions(unroll_lstm=True))``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    unroll_rnn: bool = False
+    unroll_lstm: bool = False
+    experimental_disable_batchmatmul_unfold: bool = False
+    input_shapes: str | None = None
+    output_shapes: str | None = None
+    dynamic_batch_to_single_batch: bool = False
+    nchw_to_nhwc_input_shape: bool = False
+    nchw_to_nhwc_output_shape: bool = False
+    disable_transpose_propagation: bool = False
+
+
+class ImportOnnxOptions(StepOptions, OnnxOptions):
+    """``one-import-onnx`` (onnx-import.md §2). ``keep_io_order`` is always in effect (names and
+    order are never rewritten); the reference's options without effect are not kept."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    keep_io_order: bool = False
+
+
 class ResizeOptions(StepOptions):
     """``one-resize`` (§17.5); ``input_shapes`` is the shape string of resize.md §2."""
 
@@ -139,6 +165,11 @@ class DriverSpec:
         """The configuration keys of the section."""
         return tuple(o.name for o in self.options if o.config)
 
+    @property
+    def ignored(self) -> frozenset[str]:
+        """Keys of options accepted without effect (a warning each)."""
+        return frozenset(o.name for o in self.options if o.ignored)
+
     def option(self, key: str) -> Option:
         return next(o for o in self.options if o.name == key)
 
@@ -161,6 +192,13 @@ DRIVERS: dict[str, DriverSpec] = {
             tables.IMPORT_OPTIONS,
             ImportOptions,
             verify_required(tables.IMPORT_OPTIONS),
+        ),
+        DriverSpec(
+            "one-import-onnx",
+            "command line tool to convert ONNX to circle",
+            tables.IMPORT_ONNX_OPTIONS,
+            ImportOnnxOptions,
+            verify_required(tables.IMPORT_ONNX_OPTIONS),
         ),
         DriverSpec(
             "one-resize",

@@ -19,7 +19,8 @@ def _no_effect_keys(driver: str) -> frozenset[str]:
     """Keys the reference accepts in this driver's section although they do nothing here."""
     if driver == OPTIMIZE:
         return LEGACY_OPTIMIZE_KEYS
-    return frozenset(REFERENCE_KEYS - set(DRIVERS[driver].keys))
+    spec = DRIVERS[driver]
+    return frozenset(REFERENCE_KEYS - set(spec.keys)) | spec.ignored
 
 
 def convert_values(driver: str, raw: Mapping[str, object], source: Source) -> Settings:
@@ -37,7 +38,7 @@ def convert_values(driver: str, raw: Mapping[str, object], source: Source) -> Se
     settings: Settings = {}
     given_as: dict[str, str] = {}
     for key, value in raw.items():
-        if key in ignored and key not in keys:
+        if key in ignored:
             warn(f"'{key}' has no effect in [{source.section or driver}] and is ignored")
             continue
         option = spec.option(key)

@@ -14,6 +14,8 @@ from ..ir import Shape
 _BLANK = " \t"
 _DIM = re.compile(r"[+-]?[0-9]+")
 _SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
+# One ``name[d,...]`` entry of an import shape string and what separates it from the next.
+_NAMED = re.compile(r"[ \t]*([^\[\],]*?)[ \t]*(\[[^\[\]]*\])[ \t]*(?:,(?=.)|$)")
 INT32_MAX = 2**31 - 1
 
 
@@ -36,6 +38,22 @@ def parse_shapes(text: str) -> list[Shape]:
     if rest.strip(_BLANK):
         raise ShapeStringError(f"The part of input shapes: {rest} cannot be processed")
     return shapes
+
+
+def parse_named_shapes(text: str) -> list[tuple[str | None, Shape]]:
+    """The ``--input_shapes``/``--output_shapes`` of ``one-import-onnx`` (onnx-import.md §8.2):
+    ``[d,...],...`` for the tensors in order (names None), or ``name[d,...],...``."""
+    if "[" not in text or text.strip(_BLANK).startswith("["):
+        return [(None, shape) for shape in parse_shapes(text)]
+    entries: list[tuple[str | None, Shape]] = []
+    position = 0
+    while position < len(text):
+        entry = _NAMED.match(text, position)
+        if entry is None or not entry.group(1) or entry.end() == position:
+            raise ShapeStringError(f"Invalid shape format: {text}")
+        entries.append((entry.group(1), parse_shapes(entry.group(2))[0]))
+        position = entry.end()
+    return entries
 
 
 def _separator_ok(prefix: str, *, first: bool) -> bool:

@@ -32,6 +32,10 @@ class Option:
     cli: bool = True
     # Kept in the option model (False for ``O1`` and ``-O``, which expand into passes).
     stored: bool = True
+    # A reference option without effect here: accepted, then dropped with a warning (§14.3).
+    ignored: bool = False
+    # Options sharing this label are mutually exclusive on the command line (argparse).
+    exclusive: str | None = None
 
     @property
     def option_strings(self) -> tuple[str, ...]:
@@ -46,10 +50,10 @@ class Option:
 UTILITY = "arguments for utility"
 
 
-def _io(input_help: str, output_help: str) -> tuple[Option, ...]:
+def _io(input_help: str, output_help: str, group: str | None = None) -> tuple[Option, ...]:
     return (
-        Option("input_path", Kind.STR, ("-i", "--input_path"), input_help, required=True),
-        Option("output_path", Kind.STR, ("-o", "--output_path"), output_help, required=True),
+        Option("input_path", Kind.STR, ("-i", "--input_path"), input_help, group, True),
+        Option("output_path", Kind.STR, ("-o", "--output_path"), output_help, group, True),
     )
 
 
@@ -82,6 +86,88 @@ RESIZE_OPTIONS = (
         ("-s", "--input_shapes"),
         "New inputs shapes in in comma separated format. An example for 2 inputs: [1,2],[3,4].",
         required=True,
+    ),
+    *_profile(),
+)
+
+CONVERTER = "converter arguments"
+_IGNORED = " (no effect in one-cmds: ignored with a warning)"
+
+
+def _ignored(name: str, kind: Kind, text: str, *flags: str, **more: Any) -> Option:
+    """A reference option of ``one-import-onnx`` that this importer has no use for."""
+    return Option(name, kind, flags, text + _IGNORED, ignored=True, stored=False, **more)
+
+
+_SHAPES_HELP = (
+    "shapes of the graph {0}s: [d,...] per {0} in order, or name[d,...] for some of them, "
+    "comma-separated; -1 keeps a dimension unknown"
+)
+
+IMPORT_ONNX_OPTIONS = (
+    *_io("full filepath of the input file", "full filepath of the output file", CONVERTER),
+    _ignored(
+        "input_arrays",
+        Kind.STR,
+        "names of the input arrays, comma-separated",
+        "-I",
+        "--input_arrays",
+        group=CONVERTER,
+    ),
+    _ignored(
+        "output_arrays",
+        Kind.STR,
+        "names of the output arrays, comma-separated",
+        "-O",
+        "--output_arrays",
+        group=CONVERTER,
+    ),
+    _ignored("model_format", Kind.STR, "format of the intermediate model", group=CONVERTER),
+    _ignored("converter_version", Kind.STR, "version of the TFLite converter", group=CONVERTER),
+    Option("unroll_rnn", Kind.BOOL, help="Unroll RNN operators"),
+    Option("unroll_lstm", Kind.BOOL, help="Unroll LSTM operators"),
+    Option(
+        "keep_io_order",
+        Kind.BOOL,
+        help="Ensure generated circle model preserves the I/O order of the original onnx model.",
+    ),
+    _ignored(
+        "disable_ext",
+        Kind.BOOL,
+        "Disable one-import-onnx-ext and use legacy onnx-tf package",
+        exclusive="ext",
+    ),
+    _ignored("force_ext", Kind.BOOL, "Force the use of one-import-onnx-ext", exclusive="ext"),
+    _ignored("save_intermediate", Kind.BOOL, "Save intermediate files to output folder"),
+    Option(
+        "experimental_disable_batchmatmul_unfold",
+        Kind.BOOL,
+        help="Experimental disable BatchMatMul unfold",
+    ),
+    Option("input_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("input")),
+    Option("output_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("output")),
+    Option(
+        "dynamic_batch_to_single_batch",
+        Kind.BOOL,
+        help="convert dynamic batch size (first dimension) of inputs to 1",
+    ),
+    Option(
+        "nchw_to_nhwc_input_shape",
+        Kind.BOOL,
+        help="convert the input shape of the model from NCHW to NHWC where the input is only "
+        "read through the layout TRANSPOSE",
+    ),
+    Option(
+        "nchw_to_nhwc_output_shape",
+        Kind.BOOL,
+        help="convert the output shape of the model from NCHW to NHWC where the output is only "
+        "written by the layout TRANSPOSE",
+    ),
+    Option(
+        "disable_transpose_propagation",
+        Kind.BOOL,
+        help="(one-cmds addition) keep the TRANSPOSEs lowered around layout-sensitive "
+        "operators (debugging; results unchanged)",
     ),
     *_profile(),
 )
@@ -322,10 +408,6 @@ _TF_KEYS = (
 REFERENCE_ONLY_KEYS = frozenset(
     {
         *_TF_KEYS,
-        "unroll_rnn",
-        "unroll_lstm",
-        "keep_io_order",
-        "experimental_disable_batchmatmul_unfold",
         "python_path",
         "input_types",
         "backend",

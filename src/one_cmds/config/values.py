@@ -6,10 +6,11 @@ Raw values are INI strings, TOML/JSON values or argparse results. An empty strin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import NamedTuple
 
-from one_cmds.config.shapes import ShapeStringError, parse_shapes
+from one_cmds.config.shapes import ShapeStringError, parse_named_shapes, parse_shapes
 from one_cmds.config.source import Source
 
 # configparser.getboolean's accepted strings.
@@ -42,8 +43,11 @@ class Kind(Enum):
     RAW = "string or number"
     # A one-resize shape string (resize.md §2), checked here and kept as given.
     SHAPES = "shape string"
+    # A one-import-onnx shape string, also with tensor names (onnx-import.md §8.2).
+    IO_SHAPES = "named shape string"
 
 
+_SHAPE_PARSERS = {Kind.SHAPES: parse_shapes, Kind.IO_SHAPES: parse_named_shapes}
 _ITEM_KIND = {Kind.STR_LIST: Kind.STR, Kind.INT_LIST: Kind.INT, Kind.FLOAT_LIST: Kind.FLOAT}
 
 
@@ -84,10 +88,10 @@ def _string(value: object, source: Source, key: str) -> str:
     return value
 
 
-def _shapes(text: str, source: Source, key: str) -> str:
+def _shapes(text: str, source: Source, key: str, parse: Callable[[str], object]) -> str:
     """The shape string, once it parses: a bad one stops the build before any step runs."""
     try:
-        parse_shapes(text)
+        parse(text)
     except ShapeStringError as e:
         if source.usage:
             raise  # the driver's own message, exit 255 (resize.md §7)
@@ -111,8 +115,8 @@ def convert(
         return _number(kind, value, source, key)
     if kind is Kind.STR:
         return _string(value, source, key)
-    if kind is Kind.SHAPES:
-        return _shapes(_string(value, source, key), source, key)
+    if kind in _SHAPE_PARSERS:
+        return _shapes(_string(value, source, key), source, key, _SHAPE_PARSERS[kind])
     if kind is Kind.CHOICE:
         text = _string(value, source, key)
         if text not in choices:

@@ -30,6 +30,20 @@ _ONE_NAMES = (md.SOURCE_TABLE, md.OP_TABLE, md.EXECUTION_PLAN_TABLE, md.SOURCE_M
 BUFFER_LOCATION = "buffer_location"
 
 
+def is_onnx(path: str) -> bool:
+    """Whether ``path`` is read as an ONNX model: ONNX files carry no identifier, so a file
+    named ``*.onnx`` without the TFLite or circle identifier (or one that cannot be read: the
+    ONNX importer then says why)."""
+    if not path.lower().endswith(".onnx"):
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return True
+    return head[4:8] not in (TFLITE_IDENTIFIER, CIRCLE_IDENTIFIER)
+
+
 def load(path: str, warn: Warn | None = None) -> Model:
     """Read a model file; raise :class:`ModelFileError` with the spec's messages."""
     data = open_model_bytes(path)

@@ -73,6 +73,8 @@ class ValueEvaluator:
         out = op.outputs[0]
         if out.dtype not in _INTEGER_TYPES or not out.is_static:
             return None
+        if out.dtype == "BOOL" and op.opcode not in WHOLE_ONLY:
+            return None  # boolean shape values come from comparisons, not masks moved around
         if int(np.prod(out.shape)) > MAX_ELEMENTS:
             return None
         if op.opcode == "SHAPE":

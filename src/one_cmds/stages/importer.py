@@ -1,15 +1,25 @@
-"""The import steps (``one-import-tflite``, ``one-import-circle``): load a model file.
-
-The format comes from the file identifier, so both steps accept either format. Loading stamps
-origins and the source md5 (circle-format-and-metadata.md §8, §12).
+"""The import steps: ``one-import-tflite`` and ``one-import-circle`` load a model file (the
+format comes from the file identifier, so both accept either format); ``one-import-onnx``
+lowers an ONNX model (onnx-import.md). Loading stamps origins and the source md5
+(circle-format-and-metadata.md §8, §12).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..formats.reader import load
 from ..ir import Model
-from ..report.console import warn
+from ..report.console import detail, warn
 
 
 def import_model(path: str) -> Model:
     return load(path, warn=warn)
+
+
+def import_onnx_model(options: Any) -> Model:
+    """The ``.onnx`` file of ``options.input_path`` imported with the step's options; the
+    ``-V`` listing goes to the step log (and stdout with ``-V``)."""
+    from ..formats.onnx import import_onnx
+
+    return import_onnx(options.input_path, options, warn=warn, note=detail)

@@ -322,5 +322,7 @@ def test_wrong_rank_messages():
             [const(rand(2, 1, 1, 3))],
             new_options("Conv2DOptions", strideH=1, strideW=1),
         )
-    with pytest.raises(ShapeInferenceError, match=r"input 1 rank 3, expected 2 \(result 'output0'\)$"):
+    with pytest.raises(
+        ShapeInferenceError, match=r"input 1 rank 3, expected 2 \(result 'output0'\)$"
+    ):
         infer_with("FULLY_CONNECTED", [(2, 3)], [const(rand(2, 3, 1))])

@@ -4,10 +4,10 @@ and lowering, layout pass, shape inference."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import onnx
 
+from ...config.options import OnnxOptions
 from ...ir import Graph, Model, SignatureDef, Tensor
 from ...shape import ShapeInferenceError, infer_shapes
 from . import ops  # noqa: F401  (registers the converters)
@@ -29,21 +29,6 @@ BOUNDARY = {
     onnx.TensorProto.UINT8: "UINT8",
     onnx.TensorProto.BOOL: "BOOL",
 }
-
-
-@dataclass
-class OnnxOptions:
-    """The options of ``one-import-onnx`` that change the import (§2)."""
-
-    unroll_rnn: bool = False
-    unroll_lstm: bool = False
-    experimental_disable_batchmatmul_unfold: bool = False
-    input_shapes: str | None = None
-    output_shapes: str | None = None
-    dynamic_batch_to_single_batch: bool = False
-    nchw_to_nhwc_input_shape: bool = False
-    nchw_to_nhwc_output_shape: bool = False
-    disable_transpose_propagation: bool = False
 
 
 def _ignore(message: str) -> None:
@@ -68,8 +53,8 @@ def import_onnx(
     lo.options = options
     graph = source.model.graph
     inputs = _graph_inputs(lo, graph, path)
-    nodes = [Node(graph.node[k], k, source.opset) for k in source.order]
-    failures = lower_nodes(lo, nodes)
+    nodes = [Node(graph.node[k], k, _opset_of(source, graph.node[k])) for k in source.order]
+    failures = lower_nodes(lo, nodes, [o.name for o in graph.output])
     if failures:
         raise OnnxImportError(
             f"Unsupported ONNX operators ({len(failures)}): {'; '.join(failures)}"
@@ -101,6 +86,14 @@ def import_onnx(
     return model
 
 
+def _opset_of(source, node: onnx.NodeProto) -> int:
+    """The opset version the model imports for the node's domain."""
+    if node.domain in ("", "ai.onnx"):
+        return source.opset
+    versions = {o.domain: o.version for o in source.model.opset_import}
+    return versions.get(node.domain, 1)
+
+
 def _graph_inputs(lo: Lowering, graph: onnx.GraphProto, path: str) -> list[Tensor]:
     """Non-initializer graph inputs in ONNX order; INT64 and FLOAT16 ones converted inside."""
     initializers = {t.name for t in graph.initializer}
@@ -120,9 +113,9 @@ def _graph_inputs(lo: Lowering, graph: onnx.GraphProto, path: str) -> list[Tenso
             cast = lo.emit(
                 "CAST", [tensor], name=lo.unique(f"{info.name}_{inside.lower()}"), dtype=inside
             )
-            lo.values[info.name] = cast
+            lo.hold(info.name, cast)
         else:
-            lo.values[info.name] = tensor
+            lo.hold(info.name, tensor)
     return inputs
 
 

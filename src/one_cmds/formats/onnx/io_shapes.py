@@ -7,34 +7,31 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import onnx
 
-from ...config.shapes import parse_shapes
+from ...config.shapes import parse_named_shapes
 from .errors import OnnxImportError
 from .folding import Facts, Shape
 from .loader import OnnxSource
 
-_NAMED = re.compile(r"\s*([^\[\],]+?)\s*(\[[^\]]*\])\s*(?:,|$)")
-
 
 def parse_io_shapes(text: str, infos: list[onnx.ValueInfoProto]) -> dict[str, Shape]:
     """The shapes of ``text`` by value name (positional entries follow ``infos``)."""
-    stripped = text.strip()
-    if stripped.startswith("["):
-        shapes = parse_shapes(stripped)
-        return {info.name: shape for info, shape in zip(infos, shapes, strict=False)}
-    named = {}
     known = {info.name for info in infos}
-    for name, shape in _NAMED.findall(stripped):
+    shapes: dict[str, Shape] = {}
+    for k, (name, shape) in enumerate(parse_named_shapes(text)):
+        if name is None:
+            if k < len(infos):
+                shapes[infos[k].name] = shape
+            continue
         if name not in known:
             raise OnnxImportError(
                 f"Tensor with name={name} do NOT match any input/output of the model"
             )
-        named[name] = parse_shapes(shape)[0]
-    return named
+        shapes[name] = shape
+    return shapes
 
 
 def _dims(info: onnx.ValueInfoProto) -> list[onnx.TensorShapeProto.Dimension]:
@@ -94,14 +91,18 @@ def check_output_shapes(
                 c if c is not None else s for c, s in zip(computed or shape, shape, strict=True)
             )
             continue
-        if computed is None or not declared:
+        if computed is None:
+            if declared:
+                facts.shapes[info.name] = declared
+            continue
+        if not declared:
             continue
         if len(declared) != len(computed) or any(
             d is not None and c is not None and d != c
             for d, c in zip(declared, computed, strict=False)
         ):
             warn(
-                f"WARNING: graph output '{info.name}' declared {_text(declared)}, computed "
+                f"graph output '{info.name}' declared {_text(declared)}, computed "
                 f"{_text(computed)}; the computed shape is used"
             )
 

@@ -1,11 +1,105 @@
-"""The layout pass (onnx-import.md §5.3): TRANSPOSEs brought by layout-sensitive operators
-are composed, cancelled and sunk until none can go; returns the ``-V`` summary line."""
+"""The layout pass (onnx-import.md §5.3–§5.5): TRANSPOSEs brought by layout-sensitive
+operators are folded, composed, cancelled and sunk (:mod:`.layout_sink`), reshape/transpose
+chains rewritten and swaps absorbed into BATCH_MATMUL (:mod:`.layout_chains`) in sweeps until
+no rule fires; then the graph I/O optionally take channels-last shapes. Returns the ``-V``
+summary line."""
 
 from __future__ import annotations
 
-from ...ir import Model
+from collections import deque
+from typing import TYPE_CHECKING
+
+from ...ir import Graph, Model
+from ...shape import ShapeInferenceError, infer_shapes
+from .layout_chains import Chains
+from .layout_edit import LayoutEditor, permuted
+from .layout_sink import Sink
+from .ops.common import CHANNELS_FIRST, CHANNELS_LAST
+
+if TYPE_CHECKING:
+    from .importer import OnnxOptions
 
 
-def arrange_layout(model: Model, options) -> str:
-    lowered = sum(1 for op in model.main.operators if op.opcode == "TRANSPOSE")
-    return f"transposes: {lowered} lowered, 0 removed, {lowered} left"
+def arrange_layout(model: Model, options: OnnxOptions) -> str:
+    """Run the pass on ``model.main`` as ``options`` say."""
+    graph = model.main
+    lowered = _transposes(graph)
+    try:
+        infer_shapes(model)
+    except ShapeInferenceError:
+        return _summary(graph, lowered)  # the importer's own inference reports it
+    e = LayoutEditor(model)
+    if not options.disable_transpose_propagation:
+        _propagate(e)
+        e.begin()
+    if options.nchw_to_nhwc_input_shape:
+        _channels_last_inputs(e)
+    if options.nchw_to_nhwc_output_shape:
+        _channels_last_outputs(e)
+    e.g.commit()
+    return _summary(graph, lowered)
+
+
+def _propagate(e: LayoutEditor) -> None:
+    """Sweeps in topological order until none changes the graph; a TRANSPOSE a rule creates
+    is visited in the same sweep."""
+    sink, chains = Sink(e), Chains(e)
+    changed = True
+    while changed:
+        changed = False
+        e.begin()
+        work = deque(e.g.ops("TRANSPOSE"))
+        while work:
+            t = work.popleft()
+            if e.alive(t) and sink.visit(t):
+                changed = True
+                work.extend(e.take_created())
+        changed = chains.run() or changed
+        e.g.commit()
+
+
+def _channels_last_inputs(e: LayoutEditor) -> None:
+    """An input read only by ``TRANSPOSE(x, cl)`` takes the permuted shape and loses them."""
+    g = e.g
+    for x in g.graph.inputs:
+        cl = CHANNELS_LAST.get(len(x.shape))
+        readers = g.consumers(x)
+        if cl is None or not readers or g.is_output(x):
+            continue
+        if all(e.perm(u) == cl and e.can_redirect(u.outputs[0], x) for u in readers):
+            x.shape = permuted(x.shape, cl)
+            for u in readers:
+                g.replace(u.outputs[0], x)
+
+
+def _channels_last_outputs(e: LayoutEditor) -> None:
+    """An output written by ``TRANSPOSE(y, cf)`` becomes ``y`` (with the output's name)."""
+    g = e.g
+    for out in list(g.graph.outputs):
+        src = g.producer(out)
+        cf = CHANNELS_FIRST.get(len(out.shape))
+        if cf is None or e.perm(src) != cf:
+            continue
+        y = src.inputs[0]
+        if not (g.is_input(y) or y.is_constant or g.is_output(y)):
+            g.replace(out, y, keep=g.consumers(out))
+
+
+def _transposes(graph: Graph) -> int:
+    return sum(op.opcode == "TRANSPOSE" for op in graph.operators)
+
+
+def _summary(graph: Graph, lowered: int) -> str:
+    """``transposes: <a> lowered, <b> removed, <c> left (<i> at inputs, <o> at outputs, <r> at
+    barriers)``: a TRANSPOSE reading a graph input counts at inputs, one writing a graph output
+    at outputs, any other at barriers."""
+    inputs = {id(t) for t in graph.inputs}
+    outputs = {id(t) for t in graph.outputs}
+    left = [op for op in graph.operators if op.opcode == "TRANSPOSE"]
+    at_inputs = sum(id(op.inputs[0]) in inputs for op in left)
+    at_outputs = sum(id(op.inputs[0]) not in inputs and id(op.outputs[0]) in outputs for op in left)
+    barriers = len(left) - at_inputs - at_outputs
+    return (
+        f"transposes: {lowered} lowered, {lowered - len(left)} removed, {len(left)} left "
+        f"({at_inputs} at inputs, {at_outputs} at outputs, {barriers} at barriers)"
+    )

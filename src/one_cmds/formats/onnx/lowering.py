@@ -21,7 +21,7 @@ import onnx
 from ...ir import Operator, Tensor
 from ..schema import new_options
 from .errors import OnnxFileError, Unsupported
-from .folding import Facts, Shape
+from .folding import Facts, Shape, known_elements
 from .node import Node
 
 Converter = Callable[[Node, "Lowering"], None]
@@ -74,6 +74,10 @@ class Lowering:
         self.node: Node | None = None
         self._const_tensors: dict[str, Tensor] = {}
         self._named: set[int] = set()
+        self._reserved: set[str] = set()
+        # The whole graph, for converters that match patterns over several nodes.
+        self.nodes: Sequence[Node] = ()
+        self.graph_outputs: frozenset[str] = frozenset()
 
     # -- reading operands ---------------------------------------------------------------------
     def const(self, name: str) -> np.ndarray | None:
@@ -93,7 +97,7 @@ class Lowering:
         value = self.const(name)
         if value is not None:
             return [int(v) for v in value.reshape(-1)] if value.dtype.kind in "iu" else None
-        return self.facts.partial.get(name)
+        return known_elements(self.facts.partial.get(name))
 
     def shape(self, name: str) -> Shape | None:
         """The ONNX shape of a value (None dims unknown); None when even the rank is not."""
@@ -140,9 +144,12 @@ class Lowering:
         return name if count is None else f"{name}_{count + 1}"
 
     def helper_name(self, purpose: str) -> str:
-        """``<node name>/<purpose>``, made unique."""
+        """``<node name>/<purpose>``, made unique (and reserved: :meth:`constant` takes it as
+        it is)."""
         base = self.node.source_name if self.node is not None else "onnx"
-        return self.unique(f"{base}/{purpose}")
+        name = self.unique(f"{base}/{purpose}")
+        self._reserved.add(name)
+        return name
 
     def constant(self, value: Any, name: str | None = None, dtype: str | None = None) -> Tensor:
         """A constant tensor (INT64 narrowed to INT32, float types to FLOAT32)."""
@@ -154,7 +161,12 @@ class Lowering:
                 f"Invalid input file: {self.path} (int64 constant '{name}' out of int32 range)"
             )
         array = array.astype(NUMPY[dtype], copy=False)
-        return Tensor.constant(self.unique(name or self.helper_name("const")), array, dtype)
+        name = name or self.helper_name("const")
+        if name in self._reserved:
+            self._reserved.discard(name)
+        else:
+            name = self.unique(name)
+        return Tensor.constant(name, array, dtype)
 
     def emit(
         self,
@@ -181,6 +193,12 @@ class Lowering:
         self.operators.append(Operator(opcode, list(inputs), outs, options, origin=origin, **extra))
         return outs[0] if len(outs) == 1 else outs
 
+    def hold(self, name: str, tensor: Tensor) -> None:
+        """``tensor`` holds the ONNX value ``name`` and keeps its own name (graph inputs), also
+        when a converter binds it to another value (Identity, a Cast to the same type)."""
+        self._named.add(id(tensor))
+        self.values[name] = tensor
+
     def bind(self, name: str, tensor: Tensor) -> None:
         """``tensor`` holds the ONNX value ``name``; it takes the name unless it is a constant
         or already holds another value (Identity)."""
@@ -206,8 +224,11 @@ def _const_dtype(array: np.ndarray) -> str:
     return "FLOAT32"
 
 
-def lower_nodes(lo: Lowering, nodes: Sequence[Node]) -> list[str]:
+def lower_nodes(
+    lo: Lowering, nodes: Sequence[Node], graph_outputs: Sequence[str] = ()
+) -> list[str]:
     """Lower every node not folded; return the §3 entries of those that cannot be."""
+    lo.nodes, lo.graph_outputs = nodes, frozenset(graph_outputs)
     failures: list[str] = []
     for node in nodes:
         if node.index in lo.facts.folded:

@@ -1,6 +1,7 @@
-"""Recurrent cells: UNIDIRECTIONAL_SEQUENCE_LSTM (float32), as LiteRT computes it.
+"""Recurrent cells: UNIDIRECTIONAL_SEQUENCE_LSTM and UNIDIRECTIONAL_SEQUENCE_RNN (float32), as
+LiteRT computes them.
 
-Inputs (TFLite order): 0 input; 1-4 input-to-{input, forget, cell, output} weights [cells,
+LSTM inputs (TFLite order): 0 input; 1-4 input-to-{input, forget, cell, output} weights [cells,
 features]; 5-8 recurrent-to-{...} weights [cells, outputs]; 9-11 peephole cell-to-{input,
 forget, output} weights [cells]; 12-15 gate biases [cells]; 16 projection weights [outputs,
 cells]; 17 projection bias [outputs]; 18 output state [batch, outputs]; 19 cell state [batch,
@@ -19,6 +20,10 @@ Per time step, with ``act`` the fused activation and ``σ`` the logistic functio
           (layer norm: z_k = norm(W_k x + R_k h + p_k ⊙ c) ⊙ l_k + b_k)
     i = σ(z_i) (CIFG: 1 - f), f = σ(z_f), g = act(z_c), o = σ(z_o)
     c = clip(f ⊙ c + i ⊙ g), h = o ⊙ act(c), then h = clip(P h + q) with a projection.
+
+RNN inputs: 0 input; 1 input weights [units, features]; 2 recurrent weights [units, units];
+3 bias [units]; 4 hidden state [batch, units] (variable, starts at zero). Per time step
+``h = act(W x + R h + b)`` (any fused activation, NONE the identity).
 """
 
 from __future__ import annotations
@@ -88,6 +93,23 @@ def unidirectional_sequence_lstm(op, args, ctx):
         if a[16] is not None:
             h = h @ a[16].T
             h = _clipped(h if a[17] is None else h + a[17], options.projClip)
+        results.append(h)
+    sequence = np.stack(results)
+    return sequence if options.timeMajor else np.swapaxes(sequence, 0, 1)
+
+
+@kernel("UNIDIRECTIONAL_SEQUENCE_RNN", real_valued=True)
+def unidirectional_sequence_rnn(op, args, ctx):
+    """The output sequence ([time, batch, units] or [batch, time, units])."""
+    x, w, r, b, state = float_args(op, args, 5)
+    options = options_of(op)
+    if x.ndim != 3:
+        raise ValueError(f"the input has rank {x.ndim}, expected 3")
+    steps = x if options.timeMajor else np.swapaxes(x, 0, 1)  # [time, batch, features]
+    h = np.zeros((steps.shape[1], w.shape[0]), np.float32) if state is None else state
+    results = []
+    for x_t in steps:
+        h = fused(x_t @ w.T + h @ r.T + b, options.fusedActivationFunction)
         results.append(h)
     sequence = np.stack(results)
     return sequence if options.timeMajor else np.swapaxes(sequence, 0, 1)

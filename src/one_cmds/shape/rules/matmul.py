@@ -54,3 +54,12 @@ def unidirectional_sequence_lstm(op, ctx):
     x = require_rank(ctx, 0, 3)
     n_output = require_rank(ctx, 8, 2)[1]
     return [((*x[:-1], n_output), ctx.dtype(0))]
+
+
+@rule("UNIDIRECTIONAL_SEQUENCE_RNN")
+def unidirectional_sequence_rnn(op, ctx):
+    """Input [time, batch, n] or [batch, time, n]: the last dim becomes the number of units,
+    the first dim of input_weights (input 1)."""
+    x = require_rank(ctx, 0, 3)
+    units = require_rank(ctx, 1, 2)[0]
+    return [((*x[:-1], units), ctx.dtype(0))]
