@@ -34,7 +34,7 @@ def onnx_inputs(model: onnx.ModelProto, shapes: Sequence[Sequence[int]] | None =
         if shapes is not None:
             shape = tuple(shapes[k])
         else:
-            shape = tuple(d.dim_value if d.HasField("dim_value") else 2 for d in tt.shape.dim)
+            shape = tuple(d.dim_value if d.dim_value > 0 else 2 for d in tt.shape.dim)
         dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
         if dtype.kind == "f":
             out.append(rng.uniform(-1, 1, shape).astype(dtype))

@@ -20,7 +20,8 @@ def substitute_squeeze_to_reshape(g: GraphEditor) -> int:
         if not x.is_static or any(d < 1 for d in x.shape) or not out.is_static:
             continue
         rank = len(x.shape)
-        axes = [int(a) for a in getattr(squeeze.options, "squeezeDims", None) or []]
+        listed = getattr(squeeze.options, "squeezeDims", None)
+        axes = [] if listed is None else [int(a) for a in listed]
         if any(not -rank <= a < rank or x.shape[a] != 1 for a in axes):
             continue
         replace_with_reshape(g, squeeze, x, out.shape)

@@ -95,3 +95,13 @@ def test_all_unsupported_operators_in_one_message(tmp_path):
         "Unsupported ONNX operators (2): NonMaxSuppression '/post/nms' (opset 17); "
         "Det '' (output 'd') (opset 17)"
     )
+
+
+def test_negative_dim_values_are_unknown_dims(tmp_path):
+    """Some exporters (Paddle) write -1 as a dim value for a dynamic dim."""
+    model = conv_model()
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    dims[0].Clear()
+    dims[0].dim_value = -1
+    imported = check(model, tmp_path)
+    assert imported.main.inputs[0].shape == (None, 3, 16, 16)

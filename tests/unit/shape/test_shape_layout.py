@@ -30,8 +30,11 @@ def test_transpose(perm):
 
 
 @pytest.mark.parametrize("dims", [[], [0], [-1], [0, 2], [2, -4]])
-def test_squeeze(dims):
-    check_litert("SQUEEZE", [rand(1, 3, 1, 1)], new_options("SqueezeOptions", squeezeDims=dims))
+@pytest.mark.parametrize("as_array", [False, True], ids=["list", "array"])
+def test_squeeze(dims, as_array):
+    """Listed axes as a list or as the int32 array a file gives (``[0]`` is not "none")."""
+    listed = np.array(dims, np.int32) if as_array else dims
+    check_litert("SQUEEZE", [rand(1, 3, 1, 1)], new_options("SqueezeOptions", squeezeDims=listed))
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])

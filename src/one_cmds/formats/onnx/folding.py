@@ -185,15 +185,19 @@ def _informative(new: Shape, known: Shape | None) -> bool:
     return sum(d is not None for d in new) > sum(d is not None for d in known)
 
 
+def dim_of(d: onnx.TensorShapeProto.Dimension) -> int | None:
+    """A dim's size; None when unknown (a symbol, nothing, or the negative sizes some exporters
+    write for dynamic dims)."""
+    return d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
+
+
 def _record(facts: Facts, info: onnx.ValueInfoProto) -> None:
     t = info.type
     if not t.HasField("tensor_type"):
         return
     facts.types.setdefault(info.name, t.tensor_type.elem_type)
     if t.tensor_type.HasField("shape"):
-        dims = tuple(
-            d.dim_value if d.HasField("dim_value") else None for d in t.tensor_type.shape.dim
-        )
+        dims = tuple(dim_of(d) for d in t.tensor_type.shape.dim)
         if _informative(dims, facts.shapes.get(info.name)):
             facts.shapes[info.name] = dims
         params = tuple(d.dim_param or None for d in t.tensor_type.shape.dim)

@@ -13,7 +13,7 @@ import onnx
 
 from ...config.shapes import parse_named_shapes
 from .errors import OnnxImportError
-from .folding import Facts, Shape
+from .folding import Facts, Shape, dim_of
 from .loader import OnnxSource
 
 
@@ -79,7 +79,7 @@ def check_output_shapes(
     given = parse_io_shapes(options.output_shapes, outputs) if options.output_shapes else {}
     for info in outputs:
         computed = facts.shapes.get(info.name)
-        declared = tuple(d.dim_value if d.HasField("dim_value") else None for d in _dims(info))
+        declared = tuple(dim_of(d) for d in _dims(info))
         if info.name in given:
             shape = given[info.name]
             if computed is not None and len(computed) != len(shape):

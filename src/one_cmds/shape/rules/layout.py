@@ -73,7 +73,8 @@ def transpose(op, ctx):
 def squeeze(op, ctx):
     """Listed axes must be 1; no list removes every dim known to be 1."""
     x = ctx.shape(0)
-    axes = [int(a) for a in option(op, "squeezeDims", None) or []]
+    listed = option(op, "squeezeDims", None)
+    axes = [] if listed is None else [int(a) for a in listed]  # an array: no truth value test
     if not axes:
         return [(tuple(d for d in x if d != 1), ctx.dtype(0))]
     removed = {normalize_axis(a, len(x)) for a in axes}
