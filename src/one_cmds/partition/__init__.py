@@ -1,0 +1,11 @@
+"""The one-partition engine: split subgraph 0 of a model into parts by backend
+(backends-and-packaging.md §5).
+
+``partfile`` reads the ``.part`` file, ``groups`` forms the parts (seed, merge, cleanup),
+``models`` turns a part into a model, ``connection`` writes ``conn.json``/``conn.ini`` and
+``stage`` ties them together.
+"""
+
+from .stage import partition
+
+__all__ = ["partition"]
