@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from .backends.calls import ToolOptions, run_calls
 from .errors import OneCmdsError, UnsupportedError
 from .formats.writer import save
 from .ir import Model
@@ -22,7 +23,16 @@ STEP_ORDER = (
     "one-resize",
     "one-optimize",
     "one-quantize",
+    "one-pack",
+    "one-codegen",
+    "one-profile",
+    "one-partition",
+    "one-infer",
 )
+# Steps that run backend tools as child processes (backends-and-packaging.md §1.3).
+TOOL_STEPS = ("one-codegen", "one-profile", "one-infer")
+# Steps that run in process but write other files than a model (§4, §5).
+PACKAGING_STEPS = ("one-pack", "one-partition")
 
 
 @dataclass
@@ -115,50 +125,132 @@ def _stage(driver: str) -> StageSpec:
 
 
 def run_plan(plan: Plan, *, verbose: bool = False) -> list[StepResult]:
-    """Run the steps of ``plan`` in order, handing the model on in memory (cli §10)."""
+    """Run the steps of ``plan`` in order, handing the model on in memory (cli §10).
+
+    The model of the last step that produced one is handed to pack and partition when they
+    read its file; tool steps run their calls (every tool is looked up before any step runs).
+    Returns the results of the steps that produce a model.
+    """
     results: list[StepResult] = []
     with environment(plan.environment), console.verbosity(verbose):
         for step in plan.steps:
-            results.append(_run_step(step, plan, results[-1] if results else None, verbose))
+            if isinstance(step.options, ToolOptions):
+                with _named(step):
+                    for call in step.options.calls:
+                        call.resolved()
+        for step in plan.steps:
+            previous = results[-1] if results else None
+            if isinstance(step.options, ToolOptions):
+                with _named(step):
+                    run_calls(step.options.calls)
+            elif step.driver in PACKAGING_STEPS:
+                _run_packaging(step, plan, previous)
+            else:
+                results.append(_run_step(step, plan, previous, verbose))
     return results
+
+
+@contextmanager
+def _named(step: Step) -> Iterator[None]:
+    """An error without a program name gets the step's."""
+    try:
+        yield
+    except OneCmdsError as e:
+        if e.prog is None:
+            e.prog = step.driver
+        raise
+
+
+@contextmanager
+def _logged(step: Step) -> Iterator[list[str]]:
+    """The lines the step prints, written to its log at its end, with the error if any."""
+    with console.capture() as lines:
+        try:
+            with _named(step):
+                yield lines
+        except OneCmdsError as e:
+            lines.append(f"{e.prog}: {e.message}")
+            raise
+        finally:
+            _write_log(step, lines)
+
+
+def _model_for(path: str, previous: StepResult | None) -> Model | None:
+    """The previous model when ``path`` is its file, else None (the engine reads the file)."""
+    if previous is not None and same_file(path, previous.output_path):
+        return previous.model
+    return None
+
+
+def _pack(step: Step, model: Model | None, profile: bool) -> None:
+    from .stages.pack import pack
+
+    options = step.options
+    console.out(pack(model, options.input_path, options.output_path, profile=profile))
+
+
+def _partition(step: Step, model: Model | None, profile: bool) -> None:
+    from .partition import partition
+
+    options = step.options
+    written = partition(
+        model,
+        part_file=options.part_file,
+        input_file=options.input_file,
+        work_path=options.work_path,
+        backends=options.backends,
+        default=options.default,
+        profile=profile,
+    )
+    for path in written:
+        console.detail(f"{step.driver}: wrote {path}")
+
+
+def _run_packaging(step: Step, plan: Plan, previous: StepResult | None) -> None:
+    """``one-pack`` and ``one-partition``: in process, on the previous model when they read
+    its file, with their own log file."""
+    options = step.options
+    start = time.perf_counter()
+    model = _model_for(options.input_path, previous)
+    with _logged(step):
+        run = _pack if step.driver == "one-pack" else _partition
+        run(step, model, plan.profile_for(step))
+    source = "in memory" if model is not None else "from file"
+    console.out(
+        f"{step.driver}: {options.input_path} ({source}) -> {options.output_path} "
+        f"({time.perf_counter() - start:.2f} s)",
+        style="green",
+    )
 
 
 def _run_step(step: Step, plan: Plan, previous: StepResult | None, verbose: bool) -> StepResult:
     options = step.options
     stage = _stage(step.driver)
     start = time.perf_counter()
-    with console.capture() as lines:
-        try:
-            in_memory = previous is not None and same_file(options.input_path, previous.output_path)
-            model = previous.model if in_memory else stage.load(options)
-            before = model.operator_count()
-            if verbose:
-                source = "in memory" if in_memory else "from file"
-                console.out(f"{step.driver}: {options.input_path} ({source}, {before} operators)")
-            model = stage.run(model, options)
-            size = save(model, options.output_path, profile=plan.profile_for(step))
-            if stage.after_save is not None:
-                console.out(stage.after_save(options))
-        except OneCmdsError as e:
-            if e.prog is None:
-                e.prog = step.driver
-            lines.append(f"{e.prog}: {e.message}")
-            raise
-        finally:
-            _write_log(step, lines)
-        seconds = time.perf_counter() - start
-        result = StepResult(
-            driver=step.driver,
-            input_path=options.input_path,
-            output_path=options.output_path,
-            operators_before=before,
-            operators_after=model.operator_count(),
-            output_size=size,
-            seconds=seconds,
-            in_memory=in_memory,
-            model=model,
-        )
-        console.out(_summary(result), style="green")
+    with _logged(step):
+        in_memory = previous is not None and same_file(options.input_path, previous.output_path)
+        model = previous.model if in_memory else stage.load(options)
+        before = model.operator_count()
+        if verbose:
+            source = "in memory" if in_memory else "from file"
+            console.out(f"{step.driver}: {options.input_path} ({source}, {before} operators)")
+        model = stage.run(model, options)
+        size = save(model, options.output_path, profile=plan.profile_for(step))
+        if stage.after_save is not None:
+            console.out(stage.after_save(options))
+    seconds = time.perf_counter() - start
+    result = StepResult(
+        driver=step.driver,
+        input_path=options.input_path,
+        output_path=options.output_path,
+        operators_before=before,
+        operators_after=model.operator_count(),
+        output_size=size,
+        seconds=seconds,
+        in_memory=in_memory,
+        model=model,
+    )
+    console.out(_summary(result), style="green")
     return result
 
 
@@ -176,7 +268,9 @@ def _write_log(step: Step, lines: list[str]) -> None:
     """``<realpath(output_path)>.log``: the step's command line, then what it printed."""
     from .config.options import command_line
 
-    path = os.path.realpath(os.path.expanduser(step.options.output_path)) + ".log"
+    path = getattr(step.options, "log_path", None) or (
+        os.path.realpath(os.path.expanduser(step.options.output_path)) + ".log"
+    )
     try:
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(command_line(step.driver, step.options) + "\n")

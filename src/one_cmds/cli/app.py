@@ -64,13 +64,14 @@ def version() -> str:
             return "unknown"
 
 
-def add_version(parser: argparse.ArgumentParser) -> None:
-    """``-v/--version``: ``<prog> version <version>``, exit 0."""
+def add_version(parser: argparse.ArgumentParser, extra: str | None = None) -> None:
+    """``-v/--version``: ``<prog> version <version>`` (then ``extra`` on its own line), exit 0."""
+    text = f"{parser.prog} version {version()}" + (f"\n{extra}" if extra else "")
     parser.add_argument(
         "-v",
         "--version",
         action="version",
-        version=f"{parser.prog} version {version()}",
+        version=text,
         help="show program's version number and exit",
     )
 
@@ -123,11 +124,13 @@ def optimization_group(value: str | None) -> str | None:
     return f"O{value}"
 
 
-def build_parser(prog: str, description: str, **kwargs: object) -> ArgumentParser:
+def build_parser(
+    prog: str, description: str, version_extra: str | None = None, **kwargs: object
+) -> ArgumentParser:
     """A parser with the options ``onecc`` and ``one-build`` share: ``-v``, ``-V``, ``-C``,
-    ``-O``, ``--dry-run``."""
+    ``-O``, ``--dry-run``; ``version_extra`` is a line ``-v`` prints after the version."""
     parser = ArgumentParser(prog=prog, description=description, **kwargs)
-    add_version(parser)
+    add_version(parser, version_extra)
     add_verbose(parser)
     add_config(parser)
     add_optimization(parser)

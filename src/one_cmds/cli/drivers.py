@@ -1,5 +1,7 @@
 """Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-import-onnx``,
-``one-resize``, ``one-optimize``, ``one-quantize`` (cli-and-config.md §17). Each builds the
+``one-resize``, ``one-optimize``, ``one-quantize`` (cli-and-config.md §17), ``one-pack`` and
+``one-partition`` (backends-and-packaging.md §4, §5); the tool drivers come from
+:mod:`one_cmds.cli.backend_drivers`. Each builds the
 step's options from its command line (and with ``-C`` its own section) and runs a one-step
 plan."""
 
@@ -9,6 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from one_cmds.cli.app import Invocation, optimization_group, run
+from one_cmds.cli.backend_drivers import one_codegen, one_infer, one_profile
 from one_cmds.cli.parsers import driver_parser
 from one_cmds.cli.plans import run_plans
 from one_cmds.config.load import plan_from_arguments
@@ -56,6 +59,14 @@ def one_quantize(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-quantize", argv)
 
 
+def one_pack(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-pack", argv)
+
+
+def one_partition(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-partition", argv)
+
+
 MAINS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "one-import-tflite": one_import_tflite,
     "one-import-circle": one_import_circle,
@@ -63,4 +74,9 @@ MAINS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "one-resize": one_resize,
     "one-optimize": one_optimize,
     "one-quantize": one_quantize,
+    "one-pack": one_pack,
+    "one-codegen": one_codegen,
+    "one-profile": one_profile,
+    "one-partition": one_partition,
+    "one-infer": one_infer,
 }

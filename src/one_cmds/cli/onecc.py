@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from one_cmds.backends.lookup import backend_listing
 from one_cmds.cli.app import (
     ArgumentParser,
     Invocation,
@@ -58,11 +59,18 @@ class _HelpOnly(argparse.Action):
 
 
 def onecc_parser() -> ArgumentParser:
+    found = backend_listing()
     parser = build_parser(
-        "onecc", "Run ONE driver via several commands or configuration file", usage=USAGE
+        "onecc",
+        "Run ONE driver via several commands or configuration file",
+        version_extra=found,
+        usage=USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-W", "--workflow", default=None, help="run with workflow file")
-    parser.add_argument("-b", "--backend", default=None, help="generate code for given backend")
+    parser.add_argument(
+        "-b", "--backend", default=None, help=f"generate code for given backend ({found})"
+    )
     parser.add_argument(
         "-T", "--target", default=None, help="run with specific target of the backend"
     )
@@ -117,7 +125,11 @@ def _onecc(invocation: Invocation, argv: list[str]) -> int:
     if args.config is not None:
         if args.workflow is not None:
             warn("-W/--workflow is ignored because -C/--config is given")
-        plans = [plan_from_config(args.config, optimization=group, backend=args.backend)]
+        plans = [
+            plan_from_config(
+                args.config, optimization=group, backend=args.backend, target=args.target
+            )
+        ]
     else:
         if group is not None:
             warn("-O has no effect with -W/--workflow and is ignored")

@@ -49,13 +49,14 @@ def _action(option: Option) -> str:
     return "append" if option.kind in _APPENDED else "store"
 
 
-def driver_parser(spec: DriverSpec) -> ArgumentParser:
-    """``<driver> [-h] [-v] [-V] [-C CONFIG] <options>``; only given options are set."""
+def driver_parser(spec: DriverSpec, **kwargs: object) -> ArgumentParser:
+    """``<driver> [-h] [-v] [-V] [-C CONFIG] <options>``; only given options are set.
+    ``kwargs`` go to the parser (another ``usage``, an ``epilog``)."""
     required = " ".join(
         f"[{o.option_strings[0]} {o.name.upper()}]" for o in spec.options if o.required
     )
-    usage = f"%(prog)s [-h] [-v] [-V] [-C CONFIG] {required} [options]"
-    parser = ArgumentParser(prog=spec.name, usage=usage, description=spec.description)
+    kwargs.setdefault("usage", f"%(prog)s [-h] [-v] [-V] [-C CONFIG] {required} [options]")
+    parser = ArgumentParser(prog=spec.name, description=spec.description, **kwargs)
     add_version(parser)
     add_verbose(parser)
     add_config(parser)

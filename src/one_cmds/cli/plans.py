@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from one_cmds import pipeline
-from one_cmds.config.options import OptimizeOptions, StepOptions, stored_values
+from one_cmds.backends.calls import ToolOptions
+from one_cmds.config.options import DriverOptions, OptimizeOptions, stored_values
 from one_cmds.pipeline import Plan
 from one_cmds.report.console import out
 
@@ -14,7 +15,7 @@ def _format(value: object) -> str:
     return str(value)
 
 
-def _option_lines(driver: str, options: StepOptions) -> list[str]:
+def _option_lines(driver: str, options: DriverOptions) -> list[str]:
     lines = []
     for option, value in stored_values(driver, options):
         if isinstance(options, OptimizeOptions) and option.name in options.passes:
@@ -33,19 +34,25 @@ def print_plan(plan: Plan) -> None:
     previous: pipeline.Step | None = None
     for number, step in enumerate(plan.steps, 1):
         options = step.options
+        section = f" [{step.section}]" if step.section else ""
+        out(f"{number}. {step.driver}{section}")
+        if isinstance(options, ToolOptions):
+            with pipeline.environment(plan.environment):
+                for call in options.calls:
+                    out(f"  runs: {call.describe()}")
+            continue
         source = options.input_path
         if previous is not None and pipeline.same_file(previous.options.output_path, source):
             source = f"in memory from {previous.driver}"
-        section = f" [{step.section}]" if step.section else ""
         profile = plan.profile_for(step)
-        out(f"{number}. {step.driver}{section}")
         out(f"  input: {source}")
         out(f"  output: {options.output_path}")
         out(f"  profiling metadata: {'yes' if profile else 'no'}")
         out("  options:")
         for line in _option_lines(step.driver, options):
             out(line)
-        previous = step
+        if step.driver not in pipeline.PACKAGING_STEPS:
+            previous = step
 
 
 def run_plans(plans: list[Plan], *, dry_run: bool, verbose: bool) -> int:

@@ -6,7 +6,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from one_cmds.backends.calls import ToolOptions
+from one_cmds.config.backend_steps import (
+    BACKEND_DRIVERS,
+    BackendRequest,
+    backend_calls,
+    infer_calls,
+)
 from one_cmds.config.groups import check_optimization_name, load_group
+from one_cmds.config.options import DRIVERS, InferOptions
 from one_cmds.config.reader import ConfigFile, read_config
 from one_cmds.config.resolve import OPTIMIZE, build_options, convert_values
 from one_cmds.config.sections import (
@@ -16,12 +24,14 @@ from one_cmds.config.sections import (
     read_environment,
     read_profile,
     read_switches,
+    read_target,
 )
 from one_cmds.config.source import COMMAND_LINE, Source, unrecognized
 from one_cmds.config.steps import ALL_STEPS, RUN_STEPS
 from one_cmds.config.values import Settings
 from one_cmds.errors import UnsupportedError
 from one_cmds.pipeline import Plan, Step
+from one_cmds.pipeline import environment as pipeline_environment
 from one_cmds.report.console import warn
 
 
@@ -50,13 +60,15 @@ def plan_from_config(
     optimization: str | None = None,
     legacy: bool = False,
     backend: str | None = None,
+    target: str | None = None,
 ) -> Plan:
     """Read and validate a configuration (INI, or TOML for ``*.toml``) and build its plan.
 
     ``cli`` maps a step section to option values given on a command line (highest
     precedence); ``optimization`` is a group name such as ``"O1"`` (``onecc -O1``), which
     replaces ``include``; ``legacy`` is the ``one-build`` behaviour (§9.1); ``backend`` is
-    ``onecc -b``. Everything is checked before the plan is returned; no model is read.
+    ``onecc -b`` and ``target`` ``onecc -T`` (forwarded to codegen and profile). Everything
+    is checked before the plan is returned; no model is read.
     """
     config = read_config(os.path.expanduser(path))
     if optimization is not None:
@@ -80,6 +92,18 @@ def plan_from_config(
         if step not in RUN_STEPS:
             raise UnsupportedError(f"{step} is not supported")
         source = config.source(step)
+        if step in BACKEND_DRIVERS:
+            request = BackendRequest(
+                section=config.sections[step],
+                source=source,
+                backend=backend,
+                target=target,
+                config_target=read_target(config),
+            )
+            with pipeline_environment(environment):
+                calls = backend_calls(BACKEND_DRIVERS[step], request)
+            steps.append(Step(step, ToolOptions(calls), section=step))
+            continue
         options = build_options(
             step,
             main=source,
@@ -87,13 +111,15 @@ def plan_from_config(
             groups=groups if step == OPTIMIZE else (),
             cli=_command_line((cli or {}).get(step), step, usage=False),
         )
+        if isinstance(options, InferOptions):
+            options = ToolOptions(infer_calls(options))
         steps.append(Step(step, options, section=step))
     for step in ALL_STEPS:
         if step in switches.enabled or step not in config.sections:
             continue
-        if step in RUN_STEPS:
+        if step in DRIVERS:
             convert_values(step, config.sections[step], config.source(step))
-        else:
+        elif step not in RUN_STEPS:
             warn(f"[{step}] is not used: this project does not run {step}")
     if not steps:
         warn("no step is enabled")

@@ -3,6 +3,7 @@ line (cli-and-config.md §1.3, §17)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Literal
 
@@ -20,19 +21,24 @@ from one_cmds.config.tables import Option
 from one_cmds.config.values import Kind
 
 
-class StepOptions(BaseModel):
-    """Options every step has."""
+class DriverOptions(BaseModel):
+    """Options every driver has."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    input_path: str
-    output_path: str
     # None: not set for this step; the plan's [profile] value applies (§12).
     generate_profile_data: bool | None = None
 
     def value(self, key: str) -> object:
         """The value of the option whose configuration key is ``key``."""
         return getattr(self, key.replace("-", "_"))
+
+
+class StepOptions(DriverOptions):
+    """Options of a step that reads one model file and writes one."""
+
+    input_path: str
+    output_path: str
 
 
 class ImportOptions(StepOptions):
@@ -146,6 +152,47 @@ class QuantizeOptions(StepOptions):
     ] = "default"
 
 
+class PackOptions(StepOptions):
+    """``one-pack`` (backends-and-packaging.md §4): ``output_path`` is a directory."""
+
+
+class PartitionOptions(DriverOptions):
+    """``one-partition`` (backends-and-packaging.md §5.1)."""
+
+    backends: str | None = None
+    default: str | None = None
+    part_file: str
+    input_file: str
+    work_path: str | None = None
+
+    @property
+    def work(self) -> str:
+        """The work directory (default: the current one)."""
+        return self.work_path or "."
+
+    @property
+    def input_path(self) -> str:
+        """``<work>/<input_file>``: the model the step partitions."""
+        return os.path.join(self.work, self.input_file)
+
+    @property
+    def output_path(self) -> str:
+        """The work directory, where the partitions are written."""
+        return self.work
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.work, self.part_file) + ".log"
+
+
+class InferOptions(DriverOptions):
+    """``one-infer`` (backends-and-packaging.md §3)."""
+
+    driver: str
+    post_process: str | None = None
+    command: str | None = None
+
+
 @dataclass(frozen=True)
 class DriverSpec:
     """A driver this project runs: its section, option table, model and verification."""
@@ -153,7 +200,7 @@ class DriverSpec:
     name: str
     description: str
     options: tuple[Option, ...]
-    model: type[StepOptions]
+    model: type[DriverOptions]
     verify: Verify
 
     @property
@@ -221,6 +268,27 @@ DRIVERS: dict[str, DriverSpec] = {
             QuantizeOptions,
             verify_quantize(tables.QUANTIZE_OPTIONS),
         ),
+        DriverSpec(
+            "one-pack",
+            "command line tool to package circle and metadata into nnpackage",
+            tables.PACK_OPTIONS,
+            PackOptions,
+            verify_required(tables.PACK_OPTIONS),
+        ),
+        DriverSpec(
+            "one-partition",
+            "command line tool to partition circle model by multiple backends",
+            tables.PARTITION_OPTIONS,
+            PartitionOptions,
+            verify_required(tables.PARTITION_OPTIONS, bare=True),
+        ),
+        DriverSpec(
+            "one-infer",
+            "command line tool to infer model",
+            tables.INFER_OPTIONS,
+            InferOptions,
+            verify_required(tables.INFER_OPTIONS),
+        ),
     )
 }
 
@@ -230,13 +298,13 @@ REFERENCE_KEYS = tables.REFERENCE_ONLY_KEYS | {
 }
 
 
-def stored_values(driver: str, options: StepOptions) -> list[tuple[Option, object]]:
+def stored_values(driver: str, options: DriverOptions) -> list[tuple[Option, object]]:
     """Each option kept in the model with its value, in option table order."""
     spec = DRIVERS[driver]
     return [(o, options.value(o.name)) for o in spec.options if o.stored and o.alias_of is None]
 
 
-def command_line(driver: str, options: StepOptions) -> str:
+def command_line(driver: str, options: DriverOptions) -> str:
     """First line of the step log: ``<step>`` then ``--<flag>`` / ``--<name> <value>`` (§1.3)."""
     parts = [driver]
     for option, value in stored_values(driver, options):

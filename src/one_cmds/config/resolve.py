@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from one_cmds.config.groups import o1_settings
-from one_cmds.config.options import DRIVERS, REFERENCE_KEYS, StepOptions
+from one_cmds.config.options import DRIVERS, REFERENCE_KEYS, DriverOptions
 from one_cmds.config.source import Source, same_option, unrecognized
 from one_cmds.config.tables import LEGACY_OPTIMIZE_KEYS
 from one_cmds.config.values import Setting, Settings, convert
@@ -60,7 +60,7 @@ def build_options(
     section: Settings,
     groups: Sequence[Settings] = (),
     cli: Settings | None = None,
-) -> StepOptions:
+) -> DriverOptions:
     """Merge the converted layers, verify them and build the option model.
 
     ``main`` is where the step is defined (its section, workflow step or command line); it

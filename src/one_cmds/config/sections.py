@@ -142,3 +142,9 @@ def check_backend_section(config: ConfigFile) -> None:
     unknown = [key for key in raw if key != "target"]
     if unknown:
         raise unrecognized("arguments", unknown, ("target",), config.source(BACKEND))
+
+
+def read_target(config: ConfigFile) -> str | None:
+    """``[backend] target`` (None when absent or empty)."""
+    value = config.sections.get(BACKEND, {}).get("target")
+    return None if value is None or value == "" else str(value)

@@ -395,6 +395,47 @@ QUANTIZE_OPTIONS = (
     ),
 )
 
+PACK_OPTIONS = _io(
+    "full filepath of the input file",
+    "full filepath of the output file",
+    "arguments for packaging",
+)
+
+PARTITION_OPTIONS = (
+    Option("backends", Kind.STR, help="backends in CSV to use for partitioning"),
+    Option("default", Kind.STR, help="default backend to assign"),
+    Option(
+        "part_file",
+        Kind.STR,
+        help="partition file which provides backend to assign",
+        required=True,
+    ),
+    Option("input_file", Kind.STR, help="input circle model filename", required=True),
+    Option(
+        "work_path",
+        Kind.STR,
+        help="work path of partition, input files exist and output files are produced",
+    ),
+)
+
+INFER_OPTIONS = (
+    Option(
+        "driver",
+        Kind.STR,
+        ("-d", "--driver"),
+        "backend inference driver name to execute",
+        required=True,
+    ),
+    Option(
+        "post_process",
+        Kind.STR,
+        ("--post-process",),
+        "post processing python script and arguments which can be used to convert I/O data "
+        "to standard format",
+    ),
+    Option("command", Kind.STR, cli=False),
+)
+
 # Keys of the reference drivers this project does not run (§17.6, §17.7), and the legacy
 # ``all`` of [one-optimize]: in a section of a step this project runs they have no effect.
 _TF_KEYS = (
@@ -419,6 +460,7 @@ REFERENCE_ONLY_KEYS = frozenset(
         "work_path",
         "driver",
         "post_process",
+        "post-process",
     }
 )
 LEGACY_OPTIMIZE_KEYS = frozenset({"all"})

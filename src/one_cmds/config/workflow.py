@@ -6,6 +6,14 @@ from __future__ import annotations
 import json
 import os
 
+from one_cmds.backends.calls import ToolOptions
+from one_cmds.config.backend_steps import (
+    BACKEND_DRIVERS,
+    backend_calls,
+    infer_calls,
+    workflow_backend_request,
+    workflow_command,
+)
 from one_cmds.config.load import plan_from_config
 from one_cmds.config.options import DRIVERS
 from one_cmds.config.reader import read_text
@@ -16,6 +24,7 @@ from one_cmds.pipeline import Plan, Step
 
 NOT_FOUND = "Not found given workflow file"
 INVALID = "Invalid workflow file"
+INFER = "one-infer"
 
 
 def _load(path: str) -> dict[str, object]:
@@ -82,18 +91,30 @@ def run_order(names: list[str], after: dict[str, list[str]], source: Source) -> 
     return order
 
 
+def _step_options(driver: str, commands: dict[str, object], source: Source) -> object:
+    """The options of one workflow step; codegen, profile and infer take their ``command``
+    as the arguments after ``--`` (backends-and-packaging.md §1.1)."""
+    if driver in BACKEND_DRIVERS:
+        request = workflow_backend_request(driver, commands, source)
+        return ToolOptions(backend_calls(BACKEND_DRIVERS[driver], request))
+    if driver != INFER:
+        return build_options(driver, main=source, section=convert_values(driver, commands, source))
+    after = workflow_command(driver, commands, source)
+    given = {key: value for key, value in commands.items() if key != "command"}
+    options = build_options(driver, main=source, section=convert_values(driver, given, source))
+    return ToolOptions(infer_calls(options, after))  # type: ignore[arg-type]
+
+
 def _steps_plan(workflow: dict[str, object], name: str, path: str) -> Plan:
     steps = []
     for step in workflow["steps"]:  # type: ignore[attr-defined]
         body = workflow[step]
         source = Source(file=path, place=f"workflow '{name}', step '{step}'")
         driver = body["one-cmd"]  # type: ignore[index]
-        if not isinstance(driver, str) or driver not in DRIVERS:
+        if not isinstance(driver, str) or (driver not in DRIVERS and driver not in BACKEND_DRIVERS):
             raise UnsupportedError(f"{driver} is not supported" + source.context())
         commands = _object(body["commands"], '"commands"', source)  # type: ignore[index]
-        settings = convert_values(driver, commands, source)
-        options = build_options(driver, main=source, section=settings)
-        steps.append(Step(driver, options, section=None))
+        steps.append(Step(driver, _step_options(driver, commands, source), section=None))
     return Plan(steps=steps, config_path=path)
 
 

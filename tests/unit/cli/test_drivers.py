@@ -2,6 +2,7 @@ import pytest
 
 from one_cmds.cli import drivers
 from one_cmds.cli.programs import PROGRAMS, main_for
+from one_cmds.config.backend_steps import BACKEND_DRIVERS
 from one_cmds.config.options import DRIVERS
 
 
@@ -107,7 +108,7 @@ def test_version(capsys):
 
 
 def test_programs():
-    assert set(drivers.MAINS) == set(DRIVERS)
+    assert set(drivers.MAINS) == set(DRIVERS) | set(BACKEND_DRIVERS)
     assert main_for("/x/drivers/one-optimize") is drivers.one_optimize
     assert main_for("onecc") is PROGRAMS["onecc"]
     assert main_for("renamed") is PROGRAMS["onecc"]

@@ -95,11 +95,11 @@ def test_subcommands(runs, capsys):
     assert runs[-1][0].steps[0].options.input_shapes == "[1,2]"
     assert onecc.main(["quantize", "-i", "a", "-o", "b", "--granularity", "channel"]) == 0
     assert runs[-1][0].steps[0].options.granularity == "channel"
-    assert onecc.main(["pack", "-h"]) == 255
+    assert onecc.main(["pack", "-i", "a", "-o", "b"]) == 0
+    assert runs[-1][0].steps[0].driver == "one-pack"
     assert onecc.main(["import", "tf"]) == 255
     assert onecc.main(["import"]) == 2
     err = capsys.readouterr().err
-    assert "onecc: one-pack is not supported" in err
     assert "onecc: one-import-tf is not supported" in err
     assert "one-import: error: the following arguments are required: driver" in err
 

@@ -145,15 +145,15 @@ def test_validation_order(write):
 def test_section_check_precedes_support_check(write):
     path = config(write, "one-codegen=True")
     assert error_of(path) == "configuration file must have 'one-codegen' section (file 'a.cfg')"
-    path = config(write, "one-codegen=True", "[one-codegen]\nbackend=x\nanything=1\n")
-    assert error_of(path, kind=UnsupportedError) == "one-codegen is not supported"
+    path = config(write, "one-import-bcq=True", "[one-import-bcq]\nanything=1\n")
+    assert error_of(path, kind=UnsupportedError) == "one-import-bcq is not supported"
 
 
 def test_disabled_and_unused_sections(write, capsys):
-    path = config(write, "one-import-tflite=True", IMPORT, "[one-pack]\nanything=1\n", QUANT)
+    path = config(write, "one-import-tflite=True", IMPORT, "[one-import-tf]\nanything=1\n", QUANT)
     assert len(plan_from_config(path).steps) == 1
     err = capsys.readouterr().err
-    assert "WARNING: [one-pack] is not used: this project does not run one-pack" in err
+    assert "WARNING: [one-import-tf] is not used: this project does not run one-import-tf" in err
     assert "no step is enabled" not in err
 
 

@@ -1,6 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
+from one_cmds.config.backend_steps import BACKEND_DRIVERS
 from one_cmds.config.options import (
     DRIVERS,
     ImportOptions,
@@ -14,7 +15,8 @@ from one_cmds.pipeline import STEP_ORDER
 
 
 def test_registry_covers_the_steps_this_project_runs():
-    assert tuple(DRIVERS) == STEP_ORDER
+    # codegen and profile have open-ended keys (backend names): config/backend_steps.py
+    assert tuple(DRIVERS) == tuple(s for s in STEP_ORDER if s not in BACKEND_DRIVERS)
     assert DRIVERS["one-resize"].model is ResizeOptions
     assert DRIVERS["one-import-circle"].model is ImportOptions
     assert "TF-style_maxpool" in DRIVERS["one-quantize"].keys

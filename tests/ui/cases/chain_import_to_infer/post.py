@@ -1,0 +1,3 @@
+import sys
+
+print("post", *sys.argv[1:])

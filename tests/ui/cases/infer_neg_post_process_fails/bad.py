@@ -1,0 +1,4 @@
+import sys
+
+print("bad news", file=sys.stderr)
+sys.exit(1)
