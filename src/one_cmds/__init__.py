@@ -1,14 +1,16 @@
-"""one-cmds: config-driven, in-process builds of TFLite and circle models (``onecc``).
+"""one-cmds: config-driven, in-process builds of TFLite, circle and ONNX models (``onecc``).
 
-Python API: :func:`load`, :func:`save`, :func:`build`, :func:`optimize`, :func:`resize` and
-:class:`Interpreter` (the last two are imported on first use).
+Python API: :func:`load`, :func:`save`, :func:`build`, :func:`optimize`, :func:`quantize`,
+:func:`resize`, :class:`Interpreter` and the IR classes. Everything is imported on first use,
+so the command line answers ``--version``, ``--help`` and configuration errors without
+loading numpy or the flatbuffers bindings.
 """
 
 from typing import Any
 
-from .api import build, load, optimize, quantize, save
 from .errors import OneCmdsError
-from .ir import Graph, Model, Operator, Tensor
+
+__version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
 
 __all__ = [
     "Graph",
@@ -25,14 +27,32 @@ __all__ = [
     "save",
 ]
 
+# Public name -> the module that defines it.
+_HOMES = {
+    "build": "api",
+    "load": "api",
+    "optimize": "api",
+    "quantize": "api",
+    "save": "api",
+    "Graph": "ir",
+    "Model": "ir",
+    "Operator": "ir",
+    "Tensor": "ir",
+    "Interpreter": "interp",
+    "resize": "stages.resize",
+}
+
 
 def __getattr__(name: str) -> Any:
-    if name == "Interpreter":
-        from .interp import Interpreter
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'one_cmds' has no attribute {name!r}")
+    import importlib
 
-        return Interpreter
-    if name == "resize":
-        from .stages.resize import resize
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
 
-        return resize
-    raise AttributeError(f"module 'one_cmds' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,14 +7,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .backends.calls import ToolOptions, run_calls
 from .errors import OneCmdsError, UnsupportedError
-from .formats.writer import save
-from .ir import Model
 from .report import console
-from .stages.importer import import_model, import_onnx_model
+
+if TYPE_CHECKING:  # the model, its files and the stages load when a step runs
+    from .ir import Model
 
 # Fixed execution order of the steps (cli-and-config.md §9). Import steps come first.
 IMPORT_STEPS = ("one-import-tflite", "one-import-circle", "one-import-onnx")
@@ -86,6 +86,8 @@ class StepResult:
 
 def _load_file(options: Any) -> Model:
     """A step's input read from its file (TFLite or circle, format from the identifier)."""
+    from .stages.importer import import_model
+
     return import_model(options.input_path)
 
 
@@ -106,6 +108,8 @@ class StageSpec:
 def _stage(driver: str) -> StageSpec:
     """The stage of a driver (imported lazily: only the stages a plan uses are loaded)."""
     if driver == "one-import-onnx":
+        from .stages.importer import import_onnx_model
+
         return StageSpec(_unchanged, load=import_onnx_model)
     if driver in IMPORT_STEPS:
         return StageSpec(_unchanged)
@@ -235,6 +239,8 @@ def _run_step(step: Step, plan: Plan, previous: StepResult | None, verbose: bool
             source = "in memory" if in_memory else "from file"
             console.out(f"{step.driver}: {options.input_path} ({source}, {before} operators)")
         model = stage.run(model, options)
+        from .formats.writer import save
+
         size = save(model, options.output_path, profile=plan.profile_for(step))
         if stage.after_save is not None:
             console.out(stage.after_save(options))
@@ -266,7 +272,7 @@ def _summary(r: StepResult) -> str:
 
 def _write_log(step: Step, lines: list[str]) -> None:
     """``<realpath(output_path)>.log``: the step's command line, then what it printed."""
-    from .config.options import command_line
+    from .config.drivers import command_line
 
     path = getattr(step.options, "log_path", None) or (
         os.path.realpath(os.path.expanduser(step.options.output_path)) + ".log"

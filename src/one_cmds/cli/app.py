@@ -8,16 +8,11 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
 from typing import NoReturn
 
 from one_cmds.config.groups import available_groups, check_optimization_name
-from one_cmds.config.reader import tomllib
 from one_cmds.errors import OneCmdsError, UsageError
 from one_cmds.report import console
-
-PACKAGE = "one-cmds"
 
 
 class ParserExit(Exception):
@@ -53,15 +48,10 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def version() -> str:
-    """The installed package version, or the checkout's ``pyproject.toml`` version."""
-    try:
-        return metadata.version(PACKAGE)
-    except metadata.PackageNotFoundError:
-        pyproject = Path(__file__).resolve().parents[3] / "pyproject.toml"
-        try:
-            return str(tomllib.loads(pyproject.read_text())["project"]["version"])
-        except (OSError, KeyError, tomllib.TOMLDecodeError):
-            return "unknown"
+    """The package version."""
+    from one_cmds import __version__
+
+    return __version__
 
 
 def add_version(parser: argparse.ArgumentParser, extra: str | None = None) -> None:

@@ -29,8 +29,8 @@ from one_cmds.config.backend_steps import (
     backend_calls,
     infer_calls,
 )
+from one_cmds.config.drivers import DRIVERS
 from one_cmds.config.load import plan_from_arguments
-from one_cmds.config.options import DRIVERS
 from one_cmds.config.reader import read_config
 from one_cmds.config.sections import read_environment, read_target
 from one_cmds.pipeline import Plan, Step, environment

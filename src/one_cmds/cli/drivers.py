@@ -14,8 +14,8 @@ from one_cmds.cli.app import Invocation, optimization_group, run
 from one_cmds.cli.backend_drivers import one_codegen, one_infer, one_profile
 from one_cmds.cli.parsers import driver_parser
 from one_cmds.cli.plans import run_plans
+from one_cmds.config.drivers import DRIVERS
 from one_cmds.config.load import plan_from_arguments
-from one_cmds.config.options import DRIVERS
 
 
 def _run_driver(invocation: Invocation, driver: str, args: list[str]) -> int:

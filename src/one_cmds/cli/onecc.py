@@ -16,10 +16,6 @@ from one_cmds.cli.app import (
     optimization_group,
     run,
 )
-from one_cmds.cli.drivers import MAINS
-from one_cmds.cli.plans import run_plans
-from one_cmds.config.load import plan_from_config
-from one_cmds.config.workflow import plans_from_workflow
 from one_cmds.errors import UnsupportedError, UsageError
 from one_cmds.report.console import warn
 
@@ -94,6 +90,8 @@ def _dispatch(invocation: Invocation, command: str, args: list[str]) -> int:
         invocation.parser = parser
         program = f"one-import-{parser.parse_args(args[:1]).driver}"
         args = args[1:]
+    from one_cmds.cli.drivers import MAINS  # the drivers' option models load on demand
+
     if program not in MAINS:
         raise UnsupportedError(f"{program} is not supported")
     return MAINS[program](args)
@@ -122,6 +120,10 @@ def _onecc(invocation: Invocation, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     invocation.verbose = args.verbose
     group = _check_arguments(args)
+    from one_cmds.cli.plans import run_plans
+    from one_cmds.config.load import plan_from_config
+    from one_cmds.config.workflow import plans_from_workflow
+
     if args.config is not None:
         if args.workflow is not None:
             warn("-W/--workflow is ignored because -C/--config is given")

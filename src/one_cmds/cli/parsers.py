@@ -12,7 +12,7 @@ from one_cmds.cli.app import (
     add_verbose,
     add_version,
 )
-from one_cmds.config.options import DriverSpec
+from one_cmds.config.drivers import DriverSpec
 from one_cmds.config.tables import Option
 from one_cmds.config.values import Kind
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from one_cmds import pipeline
 from one_cmds.backends.calls import ToolOptions
-from one_cmds.config.options import DriverOptions, OptimizeOptions, stored_values
+from one_cmds.config.drivers import stored_values
+
+if TYPE_CHECKING:
+    from one_cmds.config.options import DriverOptions
 from one_cmds.pipeline import Plan
 from one_cmds.report.console import out
 
@@ -16,6 +21,8 @@ def _format(value: object) -> str:
 
 
 def _option_lines(driver: str, options: DriverOptions) -> list[str]:
+    from one_cmds.config.options import OptimizeOptions
+
     lines = []
     for option, value in stored_values(driver, options):
         if isinstance(options, OptimizeOptions) and option.name in options.passes:

@@ -7,15 +7,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from one_cmds.backends.calls import ToolCall
 from one_cmds.backends.lookup import find_schema
 from one_cmds.backends.schema import load_schema
 from one_cmds.backends.target import target_backend
-from one_cmds.config.options import InferOptions
 from one_cmds.config.source import COMMAND_LINE, Source, unrecognized
 from one_cmds.config.values import to_bool, type_name
 from one_cmds.report.console import warn
+
+if TYPE_CHECKING:
+    from one_cmds.config.options import InferOptions
 
 BOTH_OPTIONS = "'backend' option and 'target' option cannot be used simultaneously."
 REQUIRED = "the following arguments are required: [-b/--backend | -T/--target]"

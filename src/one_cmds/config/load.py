@@ -13,8 +13,8 @@ from one_cmds.config.backend_steps import (
     backend_calls,
     infer_calls,
 )
+from one_cmds.config.drivers import DRIVERS
 from one_cmds.config.groups import check_optimization_name, load_group
-from one_cmds.config.options import DRIVERS, InferOptions
 from one_cmds.config.reader import ConfigFile, read_config
 from one_cmds.config.resolve import OPTIMIZE, build_options, convert_values
 from one_cmds.config.sections import (
@@ -111,6 +111,8 @@ def plan_from_config(
             groups=groups if step == OPTIMIZE else (),
             cli=_command_line((cli or {}).get(step), step, usage=False),
         )
+        from one_cmds.config.options import InferOptions
+
         if isinstance(options, InferOptions):
             options = ToolOptions(infer_calls(options))
         steps.append(Step(step, options, section=step))

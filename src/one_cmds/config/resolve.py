@@ -4,9 +4,13 @@ precedence of cli-and-config.md §14.2 (CLI > groups > section > O1 > defaults).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from one_cmds.config.drivers import DRIVERS, REFERENCE_KEYS
 from one_cmds.config.groups import o1_settings
-from one_cmds.config.options import DRIVERS, REFERENCE_KEYS, DriverOptions
+
+if TYPE_CHECKING:
+    from one_cmds.config.options import DriverOptions
 from one_cmds.config.source import Source, same_option, unrecognized
 from one_cmds.config.tables import LEGACY_OPTIMIZE_KEYS
 from one_cmds.config.values import Setting, Settings, convert

@@ -7,9 +7,12 @@ unknown dimension, ``[]`` a scalar.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..errors import OneCmdsError
-from ..ir import Shape
+
+if TYPE_CHECKING:  # the IR loads numpy: not needed to parse a shape string
+    from ..ir import Shape
 
 _BLANK = " \t"
 _DIM = re.compile(r"[+-]?[0-9]+")

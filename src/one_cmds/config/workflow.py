@@ -14,8 +14,8 @@ from one_cmds.config.backend_steps import (
     workflow_backend_request,
     workflow_command,
 )
+from one_cmds.config.drivers import DRIVERS
 from one_cmds.config.load import plan_from_config
-from one_cmds.config.options import DRIVERS
 from one_cmds.config.reader import read_text
 from one_cmds.config.resolve import build_options, convert_values
 from one_cmds.config.source import Source

@@ -7,14 +7,18 @@ import io
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:  # rich loads when something is printed, not at start-up
+    from rich.console import Console
 
 _log_lines: list[list[str]] = []
 _verbose: list[bool] = [False]
 
 
 def _console(stream: object) -> Console:
+    from rich.console import Console
+
     # Built per call so that a swapped sys.stdout/sys.stderr (tests, capture) is honoured.
     return Console(file=stream, highlight=False, soft_wrap=True, markup=False)  # type: ignore[arg-type]
 
@@ -41,6 +45,8 @@ def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> N
         console.width = max(console.width, width)
     console.print(grid)
     text = io.StringIO()
+    from rich.console import Console
+
     plain = Console(file=text, width=width, no_color=True, highlight=False, markup=False)
     plain.print(grid)
     for line in text.getvalue().splitlines():

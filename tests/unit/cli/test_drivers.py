@@ -3,7 +3,7 @@ import pytest
 from one_cmds.cli import drivers
 from one_cmds.cli.programs import PROGRAMS, main_for
 from one_cmds.config.backend_steps import BACKEND_DRIVERS
-from one_cmds.config.options import DRIVERS
+from one_cmds.config.drivers import DRIVERS
 
 
 def test_optimize_options_from_the_command_line(runs):

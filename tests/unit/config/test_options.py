@@ -2,13 +2,12 @@ import pytest
 from pydantic import ValidationError
 
 from one_cmds.config.backend_steps import BACKEND_DRIVERS
+from one_cmds.config.drivers import DRIVERS, command_line
 from one_cmds.config.options import (
-    DRIVERS,
     ImportOptions,
     OptimizeOptions,
     QuantizeOptions,
     ResizeOptions,
-    command_line,
 )
 from one_cmds.config.passes import PASS_NAMES
 from one_cmds.pipeline import STEP_ORDER

@@ -1,0 +1,68 @@
+"""Fast start (issue 11): answering ``--version``, ``--help``, argument errors and
+configuration errors imports none of numpy, the flatbuffers bindings, the interpreter, the
+optimizer or the quantizer (checked in a fresh interpreter; no timing)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = (
+    "numpy",
+    "flatbuffers",
+    "circle_schema",
+    "onnx",
+    "one_cmds.interp",
+    "one_cmds.passes",
+    "one_cmds.quant",
+    "one_cmds.stages.optimize",
+    "one_cmds.formats.reader",
+)
+PROBE = """
+import json, sys
+from one_cmds.cli.{module} import {function} as main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+heavy = {heavy!r}
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m in heavy
+                        or any(m.startswith(h + ".") for h in heavy))))
+"""
+
+
+def imported(module: str, function: str, argv: list[str], cwd) -> list[str]:
+    code = PROBE.format(module=module, function=function, argv=argv, heavy=HEAVY)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "argv"),
+    [
+        ("onecc", "main", ["-v"]),
+        ("onecc", "main", ["--help"]),
+        ("onecc", "main", ["--no-such-option"]),
+        ("onecc", "main", ["-C", "typo.cfg"]),
+        ("drivers", "one_import_tflite", ["--help"]),
+        ("drivers", "one_quantize", ["-i", "a.circle"]),
+        ("drivers", "one_optimize", ["--version"]),
+    ],
+    ids=["version", "help", "bad-argument", "config-typo", "driver-help", "driver-missing",
+         "driver-version"],
+)  # fmt: skip
+def test_quick_answers_import_nothing_heavy(tmp_path, module, function, argv):
+    (tmp_path / "typo.cfg").write_text(
+        "[onecc]\none-import-tflite=True\n\n[one-import-tflite]\ninput_pat=a.tflite\n"
+    )
+    assert imported(module, function, argv, tmp_path) == []
+
+
+def test_the_probe_sees_heavy_modules(tmp_path):
+    """A real import does load them (the probe can fail)."""
+    found = imported("drivers", "one_import_tflite", ["-i", "missing.tflite", "-o", "o.circle"],
+                     tmp_path)  # fmt: skip
+    assert "numpy" in found
