@@ -11,7 +11,6 @@ import sys
 from collections.abc import Callable, Sequence
 
 from one_cmds.cli.app import Invocation, optimization_group, run
-from one_cmds.cli.backend_drivers import one_codegen, one_infer, one_profile
 from one_cmds.cli.parsers import driver_parser
 from one_cmds.cli.plans import run_plans
 from one_cmds.config.drivers import DRIVERS
@@ -57,6 +56,24 @@ def one_optimize(argv: Sequence[str] | None = None) -> int:
 
 def one_quantize(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-quantize", argv)
+
+
+def one_codegen(argv: Sequence[str] | None = None) -> int:
+    from one_cmds.cli import backend_drivers  # backend lookup loads for these drivers only
+
+    return backend_drivers.one_codegen(argv)
+
+
+def one_profile(argv: Sequence[str] | None = None) -> int:
+    from one_cmds.cli import backend_drivers
+
+    return backend_drivers.one_profile(argv)
+
+
+def one_infer(argv: Sequence[str] | None = None) -> int:
+    from one_cmds.cli import backend_drivers
+
+    return backend_drivers.one_infer(argv)
 
 
 def one_pack(argv: Sequence[str] | None = None) -> int:

@@ -23,9 +23,19 @@ def _console(stream: object) -> Console:
     return Console(file=stream, highlight=False, soft_wrap=True, markup=False)  # type: ignore[arg-type]
 
 
+def _print(stream, line: str, style: str | None = None) -> None:
+    """A line through rich on a terminal; written as it is elsewhere (pipes, files: no colour
+    or wrapping to apply, and rich not loaded)."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is not None and isatty():
+        _console(stream).print(line, style=style)
+    else:
+        stream.write(line + "\n")
+
+
 def out(line: str, style: str | None = None) -> None:
     """Print one line on stdout and record it in the active step log."""
-    _console(sys.stdout).print(line, style=style)
+    _print(sys.stdout, line, style)
     _record(line)
 
 
@@ -56,7 +66,7 @@ def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> N
 def detail(line: str) -> None:
     """A line for the step log, shown on stdout only in verbose mode (``-V``)."""
     if _verbose[-1]:
-        _console(sys.stdout).print(line)
+        _print(sys.stdout, line)
     _record(line)
 
 
@@ -97,13 +107,13 @@ def progress(label: str, total: int | None) -> Iterator[Callable[[], None]]:
 def warn(message: str) -> None:
     """Print ``WARNING: <message>`` on stderr and record it in the active step log."""
     line = f"WARNING: {message}"
-    _console(sys.stderr).print(line, style="yellow")
+    _print(sys.stderr, line, "yellow")
     _record(line)
 
 
 def error(line: str) -> None:
     """Print an error line on stderr (the CLI's ``<prog>: <message>``)."""
-    _console(sys.stderr).print(line, style="red")
+    _print(sys.stderr, line, "red")
     _record(line)
 
 
