@@ -181,7 +181,7 @@ class _Converter:
     def _check_subgraph_references(graphs: list[Graph]) -> None:
         for g, graph in enumerate(graphs):
             for i, op in enumerate(graph.operators):
-                for field in _SUBGRAPH_FIELDS:
+                for field in SUBGRAPH_FIELDS:
                     index = getattr(op.options, field, None)
                     if index is None:
                         index = getattr(op.options2, field, None)
@@ -191,7 +191,7 @@ class _Converter:
                         )
 
 
-_SUBGRAPH_FIELDS = (
+SUBGRAPH_FIELDS = (
     "condSubgraphIndex",
     "bodySubgraphIndex",
     "thenSubgraphIndex",

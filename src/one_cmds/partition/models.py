@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 
-from ..formats.reader import _SUBGRAPH_FIELDS as SUBGRAPH_FIELDS
+from ..formats.reader import SUBGRAPH_FIELDS
 from ..ir import Graph, Model, Operator
 from .groups import Group
 

@@ -231,10 +231,14 @@ def _shape_node(facts: Facts, node: onnx.NodeProto) -> list[np.ndarray] | None:
     if node.op_type == "Size":
         return [np.array(int(np.prod(dims, dtype=np.int64)), np.int64)]
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-    rank = len(dims)
+    return [np.array(dims[_shape_range(attrs, len(dims))], np.int64)]
+
+
+def _shape_range(attrs: dict, rank: int) -> slice:
+    """The dims Shape (15) returns: ``start`` to ``end``, negative from the end, clamped."""
     start, end = attrs.get("start", 0), attrs.get("end", rank)
     start, end = (max(0, min(rank, v + rank if v < 0 else v)) for v in (start, end))
-    return [np.array(dims[start:end], np.int64)]
+    return slice(start, end)
 
 
 def _evaluate(node: onnx.NodeProto, facts: Facts, opset: int) -> list[np.ndarray] | None:
@@ -267,10 +271,7 @@ def _track_partial(facts: Facts, node: onnx.NodeProto) -> None:
     if op == "Shape":
         dims = _dims(facts, node.input[0])
         if dims is not None:
-            rank = len(dims)
-            start, end = attrs.get("start", 0), attrs.get("end", rank)
-            start, end = (max(0, min(rank, v + rank if v < 0 else v)) for v in (start, end))
-            result = list(dims[start:end])
+            result = list(dims[_shape_range(attrs, len(dims))])
     elif op in ("Cast", "Squeeze", "Unsqueeze", "Identity"):
         result = _elements(facts, node.input[0])
     elif op == "Concat":

@@ -4,11 +4,11 @@ fused activation of an operator."""
 from __future__ import annotations
 
 import copy
-import importlib
 from typing import Any
 
 import numpy as np
 
+from ...formats.schema import options_class
 from ...ir import NO_ORIGIN, Operator, Origin, Tensor, composite, numpy_dtype
 
 # ActivationFunctionType of the schema.
@@ -93,8 +93,7 @@ def with_options(options: Any, **fields: Any) -> Any:
 def new_options(name: str, **fields: Any) -> Any:
     """A new options object of the schema bindings, e.g. ``new_options("AddOptions",
     fusedActivationFunction=RELU)``."""
-    module = importlib.import_module(f"circle_schema.v0_10.circle.{name}")
-    return with_options(getattr(module, f"{name}T")(), **fields)
+    return with_options(options_class(name)(), **fields)
 
 
 def origin_of(*ops: Operator | None) -> Origin:
