@@ -35,8 +35,8 @@ import time
 import numpy as np
 
 import one_cmds
-from one_cmds.formats.schema import new_options
 from one_cmds.ir import Graph, Model, Operator, Tensor
+from one_cmds.ir.schema import new_options
 
 VOCAB, HIDDEN, MLP, BLOCKS = 32000, 2048, 6144, 24
 FILE = "llm.tflite"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from one_cmds.formats.schema import new_options
 from one_cmds.ir import Graph, Model, Operator, Tensor
+from one_cmds.ir.schema import new_options
 
 RELU6 = 3
 SAME = 0

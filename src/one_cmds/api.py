@@ -18,7 +18,7 @@ def load(path: str) -> Model:
     Origins and the source md5 are stamped as an import step does.
     """
     if reader.is_onnx(path):
-        from .formats.onnx import import_onnx
+        from .frontends.onnx import import_onnx
 
         return import_onnx(path, warn=warn)
     return reader.load(path, warn=warn)

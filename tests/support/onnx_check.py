@@ -18,7 +18,7 @@ import onnx
 import onnxruntime as ort
 
 import one_cmds
-from one_cmds.formats.onnx import OnnxOptions, import_onnx
+from one_cmds.frontends.onnx import OnnxOptions, import_onnx
 from support.litert import DEFAULT, REFERENCE, run_tflite
 
 

@@ -14,8 +14,8 @@ import onnx.parser
 import pytest
 from onnx import numpy_helper
 
-from one_cmds.formats.onnx import import_onnx
-from one_cmds.formats.onnx.errors import OnnxImportError
+from one_cmds.frontends.onnx import import_onnx
+from one_cmds.frontends.onnx.errors import OnnxImportError
 
 
 def text_model(graph: str, opset: int = 17, **initializers: np.ndarray) -> onnx.ModelProto:

@@ -30,9 +30,9 @@ import numpy as np
 
 import one_cmds
 from one_cmds.errors import ExportError
-from one_cmds.formats.schema import new_options
 from one_cmds.interp import Interpreter
 from one_cmds.ir import Graph, Model, Operator, Tensor
+from one_cmds.ir.schema import new_options
 from one_cmds.shape import infer_shapes
 from support.litert import BUILTIN, random_inputs, run_model
 from support.quantized import qparam

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from one_cmds.formats.schema import new_options
 from one_cmds.interp import Interpreter
 from one_cmds.ir import Graph, Model, Operator, Tensor, from_numpy
+from one_cmds.ir.schema import new_options
 from support.litert import DEFAULT, run_model
 
 __all__ = [

@@ -15,9 +15,9 @@ from circle_schema.v0_10.circle.Model import ModelT
 
 from ..errors import ModelFileError
 from ..ir import Buffer, Graph, MetadataEntry, Model, Operator, QuantParam, SignatureDef, Tensor
+from ..ir.schema import OPCODE_NAME, TYPE_NAME
 from . import metadata as md
 from .files import open_model_bytes, source_md5
-from .schema import OPCODE_NAME, TYPE_NAME
 from .verify import InvalidModel, UnsupportedFeature, verify_model
 
 TFLITE_IDENTIFIER = b"TFL3"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from .schema import OPCODE_NAME, TFLITE_ONLY_TYPES, TYPE_NAME, options_name
+from ..ir.schema import OPCODE_NAME, TFLITE_ONLY_TYPES, TYPE_NAME, options_name
 
 _U8 = struct.Struct("<B")
 _U16 = struct.Struct("<H")

@@ -27,10 +27,7 @@ from circle_schema.v0_10.circle.TensorMap import TensorMapT
 
 from ..errors import ExportError
 from ..ir import Buffer, Graph, Model, Operator, QuantParam, Tensor
-from . import metadata as md
-from .files import Output, write_atomically
-from .reader import BUFFER_LOCATION, CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER
-from .schema import (
+from ..ir.schema import (
     CIRCLE_ONLY_OPTIONS,
     OPCODE_BY_NAME,
     PLACEHOLDER_FOR_GREATER_OP_CODES,
@@ -38,6 +35,9 @@ from .schema import (
     options2_type,
     options_type,
 )
+from . import metadata as md
+from .files import Output, write_atomically
+from .reader import BUFFER_LOCATION, CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER
 from .streamed import ExternalFile, Hole, InlineFile
 
 FLATBUFFER_LIMIT = 2**31 - 1

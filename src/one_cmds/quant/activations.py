@@ -8,8 +8,8 @@ import copy
 
 import numpy as np
 
-from ..formats.schema import new_options
 from ..ir import Graph, Operator, QuantParam, Tensor
+from ..ir.schema import new_options
 from .qparams import asymmetric_uint8, symmetric
 from .rounding import round_away
 

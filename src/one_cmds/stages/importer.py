@@ -20,6 +20,6 @@ def import_model(path: str) -> Model:
 def import_onnx_model(options: Any) -> Model:
     """The ``.onnx`` file of ``options.input_path`` imported with the step's options; the
     ``-V`` listing goes to the step log (and stdout with ``-V``)."""
-    from ..formats.onnx import import_onnx
+    from ..frontends.onnx import import_onnx
 
     return import_onnx(options.input_path, options, warn=warn, note=detail)

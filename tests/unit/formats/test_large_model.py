@@ -17,9 +17,9 @@ import pytest
 
 import one_cmds
 from one_cmds.formats.reader import load
-from one_cmds.formats.schema import new_options
 from one_cmds.formats.writer import FLATBUFFER_LIMIT
 from one_cmds.ir import Graph, Model, Operator, Tensor
+from one_cmds.ir.schema import new_options
 from support.litert import BUILTIN, run_tflite
 
 UNITS = 8192

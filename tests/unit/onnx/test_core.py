@@ -5,8 +5,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from one_cmds.formats.onnx import import_onnx
-from one_cmds.formats.onnx.errors import OnnxFileError, OnnxImportError
+from one_cmds.frontends.onnx import import_onnx
+from one_cmds.frontends.onnx.errors import OnnxFileError, OnnxImportError
 from support.onnx_check import check
 
 RNG = np.random.default_rng(0)

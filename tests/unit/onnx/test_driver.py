@@ -11,11 +11,11 @@ import onnx
 import pytest
 
 import one_cmds
-import one_cmds.formats.onnx as onnx_format
+import one_cmds.frontends.onnx as onnx_format
 from one_cmds.cli import drivers, onecc
 from one_cmds.config.shapes import ShapeStringError, parse_named_shapes
-from one_cmds.formats.onnx import OnnxOptions
-from one_cmds.formats.onnx.errors import OnnxFileError
+from one_cmds.frontends.onnx import OnnxOptions
+from one_cmds.frontends.onnx.errors import OnnxFileError
 from support.onnx_check import check
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")

@@ -6,8 +6,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from one_cmds.formats.onnx import import_onnx
-from one_cmds.formats.onnx.errors import OnnxImportError
+from one_cmds.frontends.onnx import import_onnx
+from one_cmds.frontends.onnx.errors import OnnxImportError
 from support.onnx_check import check
 from support.onnx_graphs import BOOL, FLOAT, INT32, INT64, graph_model, node_model, opcodes
 

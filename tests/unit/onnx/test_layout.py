@@ -12,9 +12,9 @@ import pytest
 from onnx import helper
 
 from one_cmds import resize, save
-from one_cmds.formats.onnx import OnnxOptions, import_onnx
-from one_cmds.formats.onnx.layout import arrange_layout
-from one_cmds.formats.onnx.ops.common import CHANNELS_FIRST, CHANNELS_LAST
+from one_cmds.frontends.onnx import OnnxOptions, import_onnx
+from one_cmds.frontends.onnx.layout import arrange_layout
+from one_cmds.frontends.onnx.ops.common import CHANNELS_FIRST, CHANNELS_LAST
 from one_cmds.shape import infer_shapes
 from support.litert import run_tflite
 from support.onnx_check import check, close, onnx_inputs, run_onnxruntime

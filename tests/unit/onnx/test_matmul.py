@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from one_cmds.formats.onnx import OnnxOptions
+from one_cmds.frontends.onnx import OnnxOptions
 from support.onnx_check import check, onnx_inputs
 from support.onnx_text import import_error, opcodes, text_model
 

@@ -18,7 +18,7 @@ import onnx
 import pytest
 
 import one_cmds
-from one_cmds.formats.onnx import OnnxOptions, import_onnx
+from one_cmds.frontends.onnx import OnnxOptions, import_onnx
 from support.litert import run_tflite
 from support.onnx_check import check, close, run_onnxruntime
 

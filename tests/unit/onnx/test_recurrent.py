@@ -8,8 +8,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import one_cmds
-from one_cmds.formats.onnx import OnnxOptions, import_onnx
-from one_cmds.formats.onnx.errors import OnnxImportError
+from one_cmds.frontends.onnx import OnnxOptions, import_onnx
+from one_cmds.frontends.onnx.errors import OnnxImportError
 from one_cmds.interp import Interpreter
 from one_cmds.ir import Tensor
 from support.litert import BUILTIN, run_model, run_tflite

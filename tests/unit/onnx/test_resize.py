@@ -12,8 +12,8 @@ import pytest
 from onnx.reference import ReferenceEvaluator
 
 import one_cmds
-from one_cmds.formats.onnx import import_onnx
-from one_cmds.formats.onnx.ops.resize import (
+from one_cmds.frontends.onnx import import_onnx
+from one_cmds.frontends.onnx.ops.resize import (
     CANDIDATES,
     MAX_SIZE,
     SIZE_FREE,

@@ -7,7 +7,7 @@ import onnx
 import pytest
 
 import one_cmds
-from one_cmds.formats.onnx import OnnxOptions
+from one_cmds.frontends.onnx import OnnxOptions
 from one_cmds.interp import Interpreter
 from support.onnx_check import check, onnx_inputs, run_onnxruntime
 from support.onnx_graphs import FLOAT, graph_model, node_model, opcodes

@@ -95,7 +95,7 @@ def test_fake_quantized_weights_are_on_the_grid():
 def test_golden_example_through_the_whole_pipeline(tmp_path):
     """§20 end to end: a CONV_2D with the golden filter and biases 1 and 2, calibrated on one
     record spanning [0.02271, 0.99116], quantized uint8 channel-wise."""
-    from one_cmds.formats.schema import new_options
+    from one_cmds.ir.schema import new_options
     from support.passes import Net
 
     net = Net()

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ...formats.schema import options_class
 from ...ir import NO_ORIGIN, Operator, Origin, Tensor, composite, numpy_dtype
+from ...ir.schema import options_class
 
 # ActivationFunctionType of the schema.
 NONE, RELU, RELU_N1_TO_1, RELU6, TANH = 0, 1, 2, 3, 4

@@ -148,7 +148,7 @@ def _graph_outputs(
 
 
 def new_shape_options():
-    from ..schema import new_options
+    from ...ir.schema import new_options
 
     return new_options("ShapeOptions", outType=2)  # INT32
 

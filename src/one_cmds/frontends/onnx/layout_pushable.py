@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ...ir import Operator, Tensor
+from ...ir.schema import new_options
 from ...passes.toolkit import const_value, with_options
-from ..schema import new_options
 from .layout_edit import Perm, inverse
 
 # (operator, the transposed tensor, p) -> plan or None

@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 
 from ....ir import Tensor
-from ...schema import TYPE_BY_NAME
+from ....ir.schema import TYPE_BY_NAME
 from ..errors import Unsupported
 from ..lowering import INSIDE, NUMPY, Lowering, converter
 from ..node import Node

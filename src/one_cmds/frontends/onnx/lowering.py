@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 
 from ...ir import Operator, Tensor
-from ..schema import new_options
+from ...ir.schema import new_options
 from .errors import OnnxFileError, Unsupported
 from .folding import Facts, Shape, known_elements
 from .node import Node

@@ -16,8 +16,8 @@ Rule 4: a TRANSPOSE swapping the last two axes of a BATCH_MATMUL operand is abso
 from __future__ import annotations
 
 from ...ir import Operator, Shape
+from ...ir.schema import new_options
 from ...passes.toolkit import origin_of, with_options
-from ..schema import new_options
 from .layout_edit import Perm, Rules, is_identity, swaps_last_two
 
 CHAIN = ("RESHAPE", "TRANSPOSE", "SQUEEZE", "EXPAND_DIMS")

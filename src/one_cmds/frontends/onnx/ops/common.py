@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....ir import Tensor
-from ...schema import new_options
+from ....ir.schema import new_options
 from ..lowering import Lowering
 
 CHANNELS_LAST = {3: (0, 2, 1), 4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...ir import Model, Operator, Origin, Shape, Tensor
+from ...ir.schema import new_options
 from ...passes.toolkit import GraphEditor
 from ...passes.transpose_common import transpose_perm
-from ..schema import new_options
 from .ops.common import CHANNELS_LAST
 
 Perm = tuple[int, ...]
