@@ -13,6 +13,7 @@ from one_cmds.config.reader import parse_ini, read_text
 from one_cmds.config.source import Source, unrecognized
 from one_cmds.config.values import Setting, Settings, to_bool
 from one_cmds.errors import UsageError
+from one_cmds.report.console import out
 
 SEARCH_PATH_VARIABLE = "ONECC_OPTIMIZATION_PATH"
 GROUP_SECTION = "one-optimize"
@@ -100,4 +101,5 @@ def load_group(name: str, source: Source) -> Settings:
 
 
 if __name__ == "__main__":
-    print(o1_cfg_text(), end="")
+    for line in o1_cfg_text().splitlines():
+        out(line)

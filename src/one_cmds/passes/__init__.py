@@ -1,5 +1,5 @@
-"""Optimization passes, one module per pass (or small family), registered under the ONE
-option name (optimization.md §3).
+"""Optimization passes, one module per pass (a family may share a folder, with the helpers
+only it uses), registered under the ONE option name (optimization.md §3).
 
 A graph pass is ``fn(g: GraphEditor) -> int``: it rewrites one subgraph through the editor
 and returns how many rewrites it made (0: nothing changed). A model pass is
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 GRAPH = "graph"
 MODEL = "model"
@@ -55,14 +55,29 @@ def graph_pass(name: str, *, exact: bool = True, changes_results: bool = False):
     return _register(name, GRAPH, exact=exact, changes_results=changes_results)
 
 
+class PassOptions(Protocol):
+    """What a model pass may read of the ``one-optimize`` step's options."""
+
+    @property
+    def passes(self) -> Mapping[str, bool]:
+        """Every pass name and whether it is enabled (``nchw_to_nhwc_*_shape`` too)."""
+
+    @property
+    def disable_validation(self) -> bool: ...
+
+    @property
+    def mute_warnings(self) -> bool: ...
+
+
 def model_pass(name: str, *, exact: bool = True, changes_results: bool = False):
     """Register ``fn(model, options) -> int`` as the pass ``name`` (runs on the whole model)."""
     return _register(name, MODEL, exact=exact, changes_results=changes_results)
 
 
 def load_passes() -> dict[str, PassSpec]:
-    """Import every pass module (each registers itself) and return the registry."""
-    for module in pkgutil.iter_modules(__path__):
-        if not module.ispkg:
-            importlib.import_module(f"{__name__}.{module.name}")
+    """Import every pass module, family folders included (each registers itself), and return
+    the registry."""
+    for module in pkgutil.walk_packages(__path__, f"{__name__}."):
+        if not module.ispkg and f"{__name__}.toolkit." not in module.name:
+            importlib.import_module(module.name)
     return PASSES

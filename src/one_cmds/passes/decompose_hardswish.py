@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .match_common import binary, decompose_each, float_scalar
 from .toolkit import GraphEditor
+from .toolkit.build import binary, decompose_each, float_scalar
 
 
 def _decomposed(g: GraphEditor, hardswish: Operator) -> Tensor:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .match_common import axes_const, binary, decompose_each, float_scalar
 from .toolkit import GraphEditor, new_options
+from .toolkit.build import axes_const, binary, decompose_each, float_scalar
 
 
 def _decomposed(g: GraphEditor, softmax: Operator) -> Tensor:

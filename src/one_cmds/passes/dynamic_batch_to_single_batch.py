@@ -6,17 +6,15 @@ every tensor must be static, else the step fails (a warning with ``disable_valid
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import StageError
 from ..ir import Model
 from ..report.console import warn
 from ..shape import infer_shapes
-from . import model_pass
+from . import PassOptions, model_pass
 
 
 @model_pass("dynamic_batch_to_single_batch")
-def dynamic_batch_to_single_batch(model: Model, options: Any) -> int:
+def dynamic_batch_to_single_batch(model: Model, options: PassOptions) -> int:
     changed = 0
     for graph in model.graphs:
         for tensor in graph.inputs:
@@ -30,8 +28,8 @@ def dynamic_batch_to_single_batch(model: Model, options: Any) -> int:
     dynamic = [t.name for g in model.graphs for t in g.referenced_tensors() if not t.is_static]
     if dynamic:
         message = "Invalid shape detected after converting dynamic batch to single batch"
-        if not getattr(options, "disable_validation", False):
+        if not options.disable_validation:
             raise StageError(f"{message} (tensor {dynamic[0]!r} is still dynamic)")
-        if not getattr(options, "mute_warnings", False):
+        if not options.mute_warnings:
             warn(message)
     return changed

@@ -40,7 +40,6 @@ def expand_broadcast_const(g: GraphEditor) -> int:
                 inputs[position] = g.const(f"{c.name}/expanded", full, c.dtype)
         if inputs == op.inputs:
             continue
-        new = g.op(op.opcode, inputs, op.options, origin=op.origin, like=op.outputs[0])
-        g.replace(op.outputs[0], new.outputs[0])
+        g.replace_with(op, op.opcode, inputs, op.options, origin=op.origin)
         rewrites += 1
     return rewrites

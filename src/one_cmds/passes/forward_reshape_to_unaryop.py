@@ -22,8 +22,8 @@ import numpy as np
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .match_common import keep_dims, operand_orders, reduction_axes
 from .toolkit import GraphEditor, const_value, scalar_value, with_options
+from .toolkit.match import keep_dims, operand_orders, reduction_axes
 
 # What a match yields: the Reshape, and the axis whose target dim becomes 1 (None: none).
 Found = tuple[Operator, int | None]
@@ -86,14 +86,13 @@ def _forward(g: GraphEditor, op: Operator, reshape: Operator, axis: int | None) 
             new_shape = [int(d) for d in options.newShape]
             new_shape[axis] = 1
             options = with_options(options, newShape=new_shape)
-    new = g.op(
+    g.replace_with(
+        op,
         "RESHAPE",
         [moved.outputs[0], g.const(f"{shape_t.name}_C", shape, "INT32")],
         options,
         origin=reshape.origin,
-        like=op.outputs[0],
     )
-    g.replace(op.outputs[0], new.outputs[0])
 
 
 @graph_pass("forward_reshape_to_unaryop")

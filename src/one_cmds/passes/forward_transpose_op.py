@@ -27,7 +27,7 @@ import numpy as np
 from ..ir import Operator, Tensor
 from . import graph_pass
 from .toolkit import GraphEditor, const_value, origin_of, split_const
-from .transpose_common import add_transpose, transpose_perm
+from .toolkit.transpose import add_transpose, transpose_perm
 
 UNARY = ("ABS", "LOGISTIC", "RELU6")
 BINARY = ("ADD", "MUL")

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..ir import Operator, QuantParam, Tensor
 from . import graph_pass
-from .fully_connected_common import FC_ACTIVATIONS, bias_of, const_bias, const_weights
 from .toolkit import (
+    CLAMPS,
     NONE,
     GraphEditor,
     activation,
@@ -36,6 +36,7 @@ from .toolkit import (
     other_input,
     with_options,
 )
+from .toolkit.fully_connected import bias_of, const_bias, const_weights
 
 
 @graph_pass("fuse_add_with_fully_connected", exact=False)
@@ -48,7 +49,7 @@ def fuse_add_with_fully_connected(g: GraphEditor) -> int:
             continue
         addend = other_input(add, out)
         weights = const_weights(fc)
-        if addend is None or weights is None or activation(add) not in FC_ACTIVATIONS:
+        if addend is None or weights is None or activation(add) not in CLAMPS:
             continue
         dtype = out.dtype
         if add.outputs[0].dtype != dtype or addend.dtype != dtype:
@@ -66,14 +67,13 @@ def fuse_add_with_fully_connected(g: GraphEditor) -> int:
         if bias is None:
             continue
         options = with_options(fc.options, fusedActivationFunction=activation(add))
-        new = g.op(
+        g.replace_with(
+            add,
             "FULLY_CONNECTED",
             [fc.inputs[0], fc.inputs[1], bias],
             options,
             origin=origin_of(fc, add),
-            like=add.outputs[0],
         )
-        g.replace(add.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites
 

@@ -10,7 +10,6 @@ constant float32 ``[O]`` (rank 1, O = ``W.shape[0]``).
 from __future__ import annotations
 
 from . import graph_pass
-from .batchnorm_common import TCONV_ADD_ACTIVATIONS, replace_by_tconv
 from .toolkit import (
     NONE,
     GraphEditor,
@@ -21,6 +20,7 @@ from .toolkit import (
     origin_of,
     other_input,
 )
+from .toolkit.batchnorm import TCONV_ADD_ACTIVATIONS, replace_by_tconv
 
 
 @graph_pass("fuse_add_with_tconv")

@@ -10,8 +10,8 @@ single-consumer check: a Conv with other users stays for them.
 from __future__ import annotations
 
 from . import graph_pass
-from .batchnorm_common import batchnorms_after
 from .toolkit import GraphEditor, activation, channel_vector, const_value, origin_of, with_options
+from .toolkit.batchnorm import batchnorms_after
 
 
 @graph_pass("fuse_batchnorm_with_conv", exact=False)
@@ -32,13 +32,12 @@ def fuse_batchnorm_with_conv(g: GraphEditor) -> int:
         fused_w = g.const(f"{w.name}/fused_bn", weights * scale.reshape(-1, 1, 1, 1))
         fused_b = g.const(f"{b.name}/fused_bn", bias * scale + shift, b.dtype)
         options = with_options(conv.options, fusedActivationFunction=activation(found.add))
-        new = g.op(
+        g.replace_with(
+            found.add,
             "CONV_2D",
             [x, fused_w, fused_b],
             options,
             origin=origin_of(conv, found.mul, found.add),
-            like=found.add.outputs[0],
         )
-        g.replace(found.add.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites

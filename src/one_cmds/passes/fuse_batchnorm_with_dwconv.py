@@ -12,8 +12,8 @@ DepthwiseConv2D without activation, with depth multiplier 1 and a constant float
 from __future__ import annotations
 
 from . import graph_pass
-from .batchnorm_common import batchnorms_after, scale_shift
 from .toolkit import NONE, RELU6, GraphEditor, activation, const_value, origin_of, with_options
+from .toolkit.batchnorm import batchnorms_after, scale_shift
 
 
 @graph_pass("fuse_batchnorm_with_dwconv", exact=False)
@@ -38,13 +38,12 @@ def fuse_batchnorm_with_dwconv(g: GraphEditor) -> int:
         fused_w = g.const(f"{w.name}/fused_bn", weights * scale)
         fused_b = g.const(f"{b.name}/fused_bn", bias * scale + shift)
         options = with_options(dwconv.options, fusedActivationFunction=activation(add))
-        new = g.op(
+        g.replace_with(
+            add,
             "DEPTHWISE_CONV_2D",
             [x, fused_w, fused_b],
             options,
             origin=origin_of(dwconv, found.mul, add),
-            like=add.outputs[0],
         )
-        g.replace(add.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites

@@ -13,13 +13,13 @@ the Mul's activation; here a non-constant bias or a Mul with an activation does 
 from __future__ import annotations
 
 from . import graph_pass
-from .batchnorm_common import (
+from .toolkit import GraphEditor, activation, channel_vector, const_value, origin_of
+from .toolkit.batchnorm import (
     TCONV_ADD_ACTIVATIONS,
     batchnorms_after,
     replace_by_tconv,
     scale_shift,
 )
-from .toolkit import GraphEditor, activation, channel_vector, const_value, origin_of
 
 
 @graph_pass("fuse_batchnorm_with_tconv", exact=False)

@@ -53,7 +53,7 @@ import numpy as np
 
 from ..interp.kernels.bcq import bcq_layout
 from ..ir import Graph, Model, Operator, Tensor
-from . import model_pass
+from . import PassOptions, model_pass
 from .toolkit import GraphEditor, activation, const_value, new_options
 
 START_MAGIC, END_MAGIC = -1999999973, 1999999973  # int32(-2e9 + 27), int32(2e9 - 27)
@@ -86,7 +86,7 @@ class _Bundle:
 
 
 @model_pass("fuse_bcq", exact=False)
-def fuse_bcq(model: Model, options: Any) -> int:
+def fuse_bcq(model: Model, options: PassOptions) -> int:
     graph = model.main
     metadata = _metadata(graph.outputs)
     if metadata is None:
@@ -95,7 +95,7 @@ def fuse_bcq(model: Model, options: Any) -> int:
     bundles = _bundles(graph, originals, metadata[3]) if version == 1 else []
     fused = 0
     for index in range(len(model.graphs)):
-        g = GraphEditor(model, index, options)
+        g = GraphEditor(model, index)
         fused += _fuse(g, bundles)
         g.commit()
     _drop_information(model, originals)
@@ -206,8 +206,7 @@ class _Fuser:
         bcq_options = new_options("BCQGatherOptions", inputHiddenSize=hidden, axis=bcq_axis)
         inputs = [scales, binary, indices, clusters]
         if bundle.do_w_x:
-            new = self.g.op("BCQ_GATHER", inputs, bcq_options, origin=gather.origin, like=out)
-            self.g.replace(out, new.outputs[0])
+            self.g.replace_with(gather, "BCQ_GATHER", inputs, bcq_options, origin=gather.origin)
             return True
         name = f"{out.name}/BCQGather"
         table = self.g.op("BCQ_GATHER", inputs, bcq_options, origin=gather.origin, name=name)

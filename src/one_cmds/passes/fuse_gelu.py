@@ -15,8 +15,8 @@ import math
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .match_common import operand_orders, plain
 from .toolkit import GraphEditor, is_const_scalar, new_options, origin_of, scalar_value
+from .toolkit.match import halved_products, operand_orders, plain, single_erf
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -28,8 +28,8 @@ def _is_sqrt_half(t: Tensor) -> bool:
 
 def _erf_of_scaled(g: GraphEditor, t: Tensor, x: Tensor) -> list[Operator] | None:
     """``Erf(Mul(x, c))``: the Erf and the Mul."""
-    erf = g.producer_of(t, "CUSTOM(Erf)")
-    if erf is None or len(erf.inputs) != 1 or len(erf.outputs) != 1:
+    erf = single_erf(g, t)
+    if erf is None:
         return None
     mul = g.producer_of(erf.inputs[0], "MUL")
     for a, c in operand_orders(mul) if plain(mul) else ():
@@ -39,10 +39,7 @@ def _erf_of_scaled(g: GraphEditor, t: Tensor, x: Tensor) -> list[Operator] | Non
 
 
 def _match(g: GraphEditor, mul_half: Operator) -> tuple[Tensor, list[Operator]] | None:
-    for product, half in operand_orders(mul_half):
-        mul = g.producer_of(product, "MUL")
-        if not is_const_scalar(half, 0.5) or not plain(mul, mul_half):
-            continue
+    for mul in halved_products(g, mul_half):
         for x, sum_ in operand_orders(mul):
             add = g.producer_of(sum_, "ADD")
             for erf_out, one in operand_orders(add) if plain(add) and x.dtype == "FLOAT32" else ():
@@ -61,7 +58,6 @@ def fuse_gelu(g: GraphEditor) -> int:
             continue
         x, ops = found
         options = new_options("GeluOptions", approximate=False)
-        new = g.op("GELU", [x], options, origin=origin_of(*ops), like=mul_half.outputs[0])
-        g.replace(mul_half.outputs[0], new.outputs[0])
+        g.replace_with(mul_half, "GELU", [x], options, origin=origin_of(*ops))
         rewrites += 1
     return rewrites

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from ..ir import Operator
 from . import graph_pass
-from .fully_connected_common import FC_ACTIVATIONS, bias_of, const_bias, const_weights
-from .toolkit import NONE, GraphEditor, activation, is_float32, origin_of, with_options
+from .toolkit import CLAMPS, NONE, GraphEditor, activation, is_float32, origin_of, with_options
+from .toolkit.fully_connected import bias_of, const_bias, const_weights
 
 
 @graph_pass("fuse_horizontal_fc_layers", exact=False)
@@ -27,7 +27,7 @@ def fuse_horizontal_fc_layers(g: GraphEditor) -> int:
     for add in g.ops("ADD"):
         left = g.producer_of(add.inputs[0], "FULLY_CONNECTED")
         right = g.producer_of(add.inputs[1], "FULLY_CONNECTED")
-        if left is None or right is None or activation(add) not in FC_ACTIVATIONS:
+        if left is None or right is None or activation(add) not in CLAMPS:
             continue
         if not _pair(left, right):
             continue
@@ -44,14 +44,13 @@ def fuse_horizontal_fc_layers(g: GraphEditor) -> int:
         weights = g.const(f"{left.inputs[1].name}/horizontal", w1 + w2, "FLOAT32")
         bias = None if b1 is None else g.const(f"{bias_of(left).name}/horizontal", b1 + b2)
         options = with_options(left.options, fusedActivationFunction=activation(add))
-        new = g.op(
+        g.replace_with(
+            add,
             "FULLY_CONNECTED",
             [left.inputs[0], weights, bias],
             options,
             origin=origin_of(left, right, add),
-            like=add.outputs[0],
         )
-        g.replace(add.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites
 

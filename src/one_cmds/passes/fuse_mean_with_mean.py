@@ -18,8 +18,9 @@ Mean sums in another order than two.
 from __future__ import annotations
 
 from . import graph_pass
-from .match_common import axes_const, keep_dims, reduction_axes
 from .toolkit import GraphEditor, origin_of
+from .toolkit.build import axes_const
+from .toolkit.match import keep_dims, reduction_axes
 
 
 @graph_pass("fuse_mean_with_mean", exact=False)
@@ -42,13 +43,6 @@ def fuse_mean_with_mean(g: GraphEditor) -> int:
             continue
         merged = sorted(axes1 | {remaining[a] for a in axes2})
         axes = axes_const(g, f"{second.inputs[1].name}/merged", merged)
-        new = g.op(
-            "MEAN",
-            [x, axes],
-            second.options,
-            origin=origin_of(first, second),
-            like=second.outputs[0],
-        )
-        g.replace(second.outputs[0], new.outputs[0])
+        g.replace_with(second, "MEAN", [x, axes], second.options, origin=origin_of(first, second))
         rewrites += 1
     return rewrites

@@ -34,7 +34,6 @@ import numpy as np
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .batchnorm_common import channelwise_mul_add
 from .toolkit import (
     NONE,
     RELU,
@@ -45,6 +44,7 @@ from .toolkit import (
     origin_of,
     with_options,
 )
+from .toolkit.batchnorm import channelwise_mul_add
 
 ZERO_GAMMA = np.float32(1e-10)
 _PASSABLE = ("MAX_POOL_2D", "PAD", "ADD")
@@ -101,14 +101,13 @@ def _fuse_mul_forward(g: GraphEditor, s: _Swapped) -> None:
     for conv in convs:
         w = conv.inputs[1]
         scaled = g.const(f"{w.name}/preact_bn", const_value(w) * s.gamma)
-        new = g.op(
+        g.replace_with(
+            conv,
             "CONV_2D",
             [conv.inputs[0], scaled, *conv.inputs[2:]],
             conv.options,
             origin=origin_of(conv, s.mul),
-            like=conv.outputs[0],
         )
-        g.replace(conv.outputs[0], new.outputs[0])
     g.replace(s.mul.outputs[0], s.add.outputs[0])
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .match_common import operand_orders, plain, producers
-from .toolkit import GraphEditor, const_value, is_const_scalar, origin_of
+from .toolkit import GraphEditor, const_value, origin_of
+from .toolkit.match import halved_products, operand_orders, plain, producers
 
 
 def _alpha_fits(alpha: Tensor, x: Tensor) -> bool:
@@ -27,10 +27,7 @@ def _alpha_fits(alpha: Tensor, x: Tensor) -> bool:
 def _match(g: GraphEditor, add: Operator) -> tuple[Tensor, Tensor, list[Operator]] | None:
     for relu, half_mul in producers(g, add, "RELU", "MUL"):
         x = relu.inputs[0]
-        for scaled, half in operand_orders(half_mul):
-            alpha_mul = g.producer_of(scaled, "MUL")
-            if not is_const_scalar(half, 0.5) or not plain(alpha_mul, half_mul):
-                continue
+        for alpha_mul in halved_products(g, half_mul):
             for diff, alpha in operand_orders(alpha_mul):
                 sub = g.producer_of(diff, "SUB")
                 abs_ = g.producer_of(sub.inputs[1], "ABS") if plain(sub) else None
@@ -49,7 +46,6 @@ def fuse_prelu(g: GraphEditor) -> int:
         if found is None:
             continue
         x, alpha, ops = found
-        new = g.op("PRELU", [x, alpha], origin=origin_of(*ops), like=add.outputs[0])
-        g.replace(add.outputs[0], new.outputs[0])
+        g.replace_with(add, "PRELU", [x, alpha], origin=origin_of(*ops))
         rewrites += 1
     return rewrites

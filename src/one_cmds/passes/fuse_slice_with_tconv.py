@@ -84,13 +84,12 @@ def fuse_slice_with_tconv(g: GraphEditor) -> int:
             w = g.const(f"{w.name}/fused_slice", weights[channels])
             b = g.const(f"{b.name}/fused_slice", bias[channels])
         new_shape = g.const(f"{shape_t.name}/fused_slice", np.array(out, np.int32))
-        new = g.op(
+        g.replace_with(
+            sl,
             "TRANSPOSE_CONV",
             [new_shape, w, x, b],
             with_options(tconv.options, padding=padding),
             origin=origin_of(tconv, sl),
-            like=sl.outputs[0],
         )
-        g.replace(sl.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites

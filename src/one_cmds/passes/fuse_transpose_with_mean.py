@@ -12,8 +12,9 @@ the new axis list short (an assertion); **Adopted:** axes normalized and de-dupl
 from __future__ import annotations
 
 from . import graph_pass
-from .match_common import axes_const, keep_dims, reduction_axes
 from .toolkit import GraphEditor, const_value, origin_of
+from .toolkit.build import axes_const
+from .toolkit.match import keep_dims, reduction_axes
 
 
 @graph_pass("fuse_transpose_with_mean", exact=False)
@@ -32,13 +33,12 @@ def fuse_transpose_with_mean(g: GraphEditor) -> int:
         if kept != sorted(kept):
             continue
         reduced = axes_const(g, f"{mean.inputs[1].name}_fused", sorted(perm[a] for a in axes))
-        new = g.op(
+        g.replace_with(
+            mean,
             "MEAN",
             [transpose.inputs[0], reduced],
             mean.options,
             origin=origin_of(mean, transpose),
-            like=mean.outputs[0],
         )
-        g.replace(mean.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites

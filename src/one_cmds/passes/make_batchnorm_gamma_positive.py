@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import graph_pass
-from .batchnorm_common import channelwise_mul_add
 from .toolkit import RELU, GraphEditor, activation, const_value
+from .toolkit.batchnorm import channelwise_mul_add
 
 SMALL_GAMMA = np.float32(1e-10)
 

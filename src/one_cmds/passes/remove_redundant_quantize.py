@@ -35,8 +35,7 @@ def remove_redundant_quantize(g: GraphEditor) -> int:
         source, out = op.inputs[0], op.outputs[0]
         inner = g.producer_of(source, "QUANTIZE")
         if inner is not None:
-            new = g.op("QUANTIZE", [inner.inputs[0]], op.options, origin=op.origin, like=out)
-            g.replace(out, new.outputs[0])
+            g.replace_with(op, "QUANTIZE", [inner.inputs[0]], op.options, origin=op.origin)
         elif _same_quantization(source, out):
             g.replace(out, source)
         else:

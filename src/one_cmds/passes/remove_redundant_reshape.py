@@ -15,13 +15,12 @@ def remove_redundant_reshape(g: GraphEditor) -> int:
         inner = g.producer_of(outer.inputs[0], "RESHAPE")
         if inner is None:
             continue
-        new = g.op(
+        g.replace_with(
+            outer,
             "RESHAPE",
             [inner.inputs[0], *outer.inputs[1:]],
             outer.options,
             origin=origin_of(inner, outer),
-            like=outer.outputs[0],
         )
-        g.replace(outer.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites

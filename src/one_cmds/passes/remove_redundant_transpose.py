@@ -30,13 +30,8 @@ def remove_redundant_transpose(g: GraphEditor) -> int:
             g.replace(outer.outputs[0], x)
         else:
             perm = g.const(f"{outer.inputs[1].name}/merged", composed.astype(np.int32))
-            new = g.op(
-                "TRANSPOSE",
-                [x, perm],
-                outer.options,
-                origin=origin_of(inner, outer),
-                like=outer.outputs[0],
+            g.replace_with(
+                outer, "TRANSPOSE", [x, perm], outer.options, origin=origin_of(inner, outer)
             )
-            g.replace(outer.outputs[0], new.outputs[0])
         rewrites += 1
     return rewrites

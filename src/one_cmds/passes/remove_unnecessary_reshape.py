@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..ir import Operator
 from . import graph_pass
-from .layout_common import const_ints
 from .toolkit import GraphEditor
+from .toolkit.layout import const_ints
 
 
 def _target(op: Operator) -> list[int] | None:

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import const_ints
 from .toolkit import GraphEditor
+from .toolkit.layout import const_ints
 
 
 @graph_pass("remove_unnecessary_slice")

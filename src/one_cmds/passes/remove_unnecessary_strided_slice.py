@@ -11,8 +11,8 @@ element). **Adopted:** the exact condition above."""
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import strided_slice_bounds
 from .toolkit import GraphEditor
+from .toolkit.layout import strided_slice_bounds
 
 
 @graph_pass("remove_unnecessary_strided_slice")

@@ -14,18 +14,8 @@ one a DepthwiseConv2D clamps with (NONE, RELU, RELU6, RELU_N1_TO_1; TANH stays a
 from __future__ import annotations
 
 from . import graph_pass
-from .batchnorm_common import channelwise_mul_add
-from .toolkit import (
-    NONE,
-    RELU,
-    RELU6,
-    RELU_N1_TO_1,
-    GraphEditor,
-    activation,
-    const_value,
-    new_options,
-    origin_of,
-)
+from .toolkit import CLAMPS, GraphEditor, activation, const_value, new_options, origin_of
+from .toolkit.batchnorm import channelwise_mul_add
 
 SAME = 0  # the schema's Padding enum
 
@@ -35,7 +25,7 @@ def replace_cw_mul_add_with_depthwise_conv(g: GraphEditor) -> int:
     rewrites = 0
     for add in g.ops("ADD"):
         found = channelwise_mul_add(g, add)
-        if found is None or activation(add) not in (NONE, RELU, RELU6, RELU_N1_TO_1):
+        if found is None or activation(add) not in CLAMPS:
             continue
         x, gamma = found.x, const_value(found.scale)
         if len(x.shape) != 4 or x.shape[3] != gamma.size:
@@ -51,13 +41,7 @@ def replace_cw_mul_add_with_depthwise_conv(g: GraphEditor) -> int:
             dilationHFactor=1,
             fusedActivationFunction=activation(add),
         )
-        new = g.op(
-            "DEPTHWISE_CONV_2D",
-            [x, weights, found.shift],
-            options,
-            origin=origin_of(found.mul, add),
-            like=add.outputs[0],
-        )
-        g.replace(add.outputs[0], new.outputs[0])
+        inputs = [x, weights, found.shift]
+        g.replace_with(add, "DEPTHWISE_CONV_2D", inputs, options, origin=origin_of(found.mul, add))
         rewrites += 1
     return rewrites

@@ -27,13 +27,10 @@ import numpy as np
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .fully_connected_common import FC_ACTIVATIONS, bias_of
 from .toolkit import (
+    ACTIVATION_OPCODES,
+    CLAMPS,
     NONE,
-    RELU,
-    RELU6,
-    RELU_N1_TO_1,
-    TANH,
     GraphEditor,
     activation,
     channel_vector,
@@ -41,8 +38,7 @@ from .toolkit import (
     is_float32,
     new_options,
 )
-
-_ACTIVATION_OPS = {RELU: "RELU", RELU6: "RELU6", RELU_N1_TO_1: "RELU_N1_TO_1", TANH: "TANH"}
+from .toolkit.fully_connected import bias_of
 
 
 @graph_pass("replace_non_const_fc_with_batch_matmul")
@@ -54,7 +50,7 @@ def replace_non_const_fc_with_batch_matmul(g: GraphEditor) -> int:
         w = fc.inputs[1]
         if w.is_constant or getattr(fc.options, "weightsFormat", 0) or not out.is_static:
             continue
-        if act != NONE and act not in _ACTIVATION_OPS:
+        if act != NONE and act not in ACTIVATION_OPCODES:
             continue
         y, adj_y = _rhs(g, w)
         x, adj_x = _lhs(g, fc.inputs[0])
@@ -125,10 +121,10 @@ def _replace(
         reshape = g.op("RESHAPE", [result, shape], reshape_options, origin=fc.origin, like=out)
         result = reshape.outputs[0]
     if bias is not None:
-        in_add = act in FC_ACTIVATIONS
+        in_add = act in CLAMPS
         add_options = new_options("AddOptions", fusedActivationFunction=act if in_add else NONE)
         result = g.op("ADD", [result, bias], add_options, origin=fc.origin, like=out).outputs[0]
         act = NONE if in_add else act
     if act != NONE:
-        result = g.op(_ACTIVATION_OPS[act], [result], origin=fc.origin, like=out).outputs[0]
+        result = g.op(ACTIVATION_OPCODES[act], [result], origin=fc.origin, like=out).outputs[0]
     g.replace(out, result)

@@ -20,7 +20,6 @@ def replace_sub_with_add(g: GraphEditor) -> int:
             continue
         negated = g.const(f"{c.name}/neg", np.negative(value), c.dtype)
         options = new_options("AddOptions", fusedActivationFunction=activation(sub))
-        add = g.op("ADD", [x, negated], options, origin=sub.origin, like=sub.outputs[0])
-        g.replace(sub.outputs[0], add.outputs[0])
+        g.replace_with(sub, "ADD", [x, negated], options, origin=sub.origin)
         rewrites += 1
     return rewrites

@@ -26,7 +26,6 @@ import numpy as np
 
 from ..ir import Operator
 from . import graph_pass
-from .fully_connected_common import const_bias, const_weights
 from .toolkit import (
     NONE,
     GraphEditor,
@@ -38,6 +37,8 @@ from .toolkit import (
     origin_of,
     other_input,
 )
+from .toolkit.fully_connected import const_bias, const_weights
+from .toolkit.match import single_erf
 
 _SQRT_HALF = np.float32(np.sqrt(0.5))
 _RTOL = 1e-6
@@ -61,14 +62,13 @@ def replace_with_fc_gelu_fc(g: GraphEditor) -> int:
         )
         w3 = fc3.inputs[1]
         doubled = g.const(f"{w3.name}/x2", const_value(w3) * np.float32(2), "FLOAT32")
-        back = g.op(
+        g.replace_with(
+            fc3,
             "FULLY_CONNECTED",
             [gelu.outputs[0], doubled, *fc3.inputs[2:]],
             fc3.options,
             origin=fc3.origin,
-            like=fc3.outputs[0],
         )
-        g.replace(fc3.outputs[0], back.outputs[0])
         rewrites += 1
     return rewrites
 
@@ -94,10 +94,8 @@ def _match(g: GraphEditor, fc3: Operator) -> tuple[Operator, ...] | None:
 def _erf_of(g: GraphEditor, add: Operator) -> Operator | None:
     """The custom Erf that ``add`` adds the constant 1.0 to."""
     for t in add.inputs[:2]:
-        erf = g.producer_of(t, "CUSTOM(Erf)")
-        one = other_input(add, t)
-        single = erf is not None and len(erf.inputs) == 1 and len(erf.outputs) == 1
-        if single and is_const_scalar(one, 1.0):
+        erf = single_erf(g, t)
+        if erf is not None and is_const_scalar(other_input(add, t), 1.0):
             return erf
     return None
 

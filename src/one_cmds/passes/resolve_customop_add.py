@@ -15,8 +15,8 @@ from ..ir import Operator, Shape, Tensor
 from ..shape import ShapeError
 from ..shape.common import broadcast
 from . import graph_pass
-from .custom_options import custom_ops
 from .toolkit import NONE, GraphEditor, new_options, origin_of
+from .toolkit.custom import custom_ops
 
 _TYPES = frozenset({"UINT4", "UINT8", "INT4", "INT8", "INT16", "INT32", "FLOAT32"})
 
@@ -65,7 +65,6 @@ def resolve_customop_add(g: GraphEditor) -> int:
             inputs[i] = bc.inputs[0]
             origin = origin_of(op, bc)
         options = new_options("AddOptions", fusedActivationFunction=NONE)
-        add = g.op("ADD", inputs, options, origin=origin, like=op.outputs[0])
-        g.replace(op.outputs[0], add.outputs[0])
+        g.replace_with(op, "ADD", inputs, options, origin=origin)
         rewrites += 1
     return rewrites

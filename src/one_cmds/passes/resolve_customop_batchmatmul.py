@@ -10,8 +10,8 @@ read by key and only rewrites are counted.
 from __future__ import annotations
 
 from . import graph_pass
-from .custom_options import custom_ops
 from .toolkit import GraphEditor, new_options
+from .toolkit.custom import custom_ops
 
 
 @graph_pass("resolve_customop_batchmatmul")
@@ -23,7 +23,6 @@ def resolve_customop_batchmatmul(g: GraphEditor) -> int:
             adjointLhs=bool(attributes.get("adj_x", False)),
             adjointRhs=bool(attributes.get("adj_y", False)),
         )
-        new = g.op("BATCH_MATMUL", op.inputs, options, origin=op.origin, like=op.outputs[0])
-        g.replace(op.outputs[0], new.outputs[0])
+        g.replace_with(op, "BATCH_MATMUL", op.inputs, options, origin=op.origin)
         rewrites += 1
     return rewrites

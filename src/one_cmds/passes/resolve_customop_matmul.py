@@ -17,8 +17,8 @@ import numpy as np
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .custom_options import custom_ops
 from .toolkit import NONE, GraphEditor, new_options
+from .toolkit.custom import custom_ops
 
 _TYPES = frozenset({"UINT8", "INT16", "FLOAT32"})
 

@@ -36,8 +36,8 @@ from ..interp.kernels.conv import SAME, VALID, Window
 from ..interp.kernels.custom import pool_window
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .custom_options import custom_ops
 from .toolkit import NONE, GraphEditor, new_options
+from .toolkit.custom import custom_ops
 
 _LOWEST = np.finfo(np.float32).min
 _INT32_TYPE, _INT64_TYPE = 2, 4  # TensorType

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..ir import Tensor
 from . import graph_pass
-from .custom_options import custom_ops
 from .toolkit import GraphEditor, const_value, new_options
+from .toolkit.custom import custom_ops
 
 _INT32 = np.iinfo(np.int32)
 

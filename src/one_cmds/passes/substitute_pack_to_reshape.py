@@ -6,8 +6,8 @@ of the Pack's."""
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import replace_with_reshape
 from .toolkit import GraphEditor
+from .toolkit.layout import replace_with_reshape
 
 
 @graph_pass("substitute_pack_to_reshape")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .layout_common import const_ints
 from .toolkit import (
     RELU,
     GraphEditor,
@@ -32,6 +31,7 @@ from .toolkit import (
     new_options,
     scalar_value,
 )
+from .toolkit.layout import const_ints
 
 _VALID = 1  # Padding.VALID of the schema
 
@@ -96,7 +96,6 @@ def substitute_padv2_to_pad(g: GraphEditor) -> int:
         if max(top, bottom) >= height or max(left, right) >= width:
             continue
         options = new_options("PadOptions")
-        new = g.op("PAD", [x, pad.inputs[1]], options, origin=pad.origin, like=pad.outputs[0])
-        g.replace(pad.outputs[0], new.outputs[0])
+        g.replace_with(pad, "PAD", [x, pad.inputs[1]], options, origin=pad.origin)
         rewrites += 1
     return rewrites

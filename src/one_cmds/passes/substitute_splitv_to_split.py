@@ -5,8 +5,8 @@ same number of splits. Origin: a copy of the SplitV's."""
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import const_ints
 from .toolkit import GraphEditor, new_options
+from .toolkit.layout import const_ints
 
 
 @graph_pass("substitute_splitv_to_split")

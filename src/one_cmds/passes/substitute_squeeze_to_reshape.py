@@ -8,8 +8,8 @@ shape inference already rejects such a model)."""
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import replace_with_reshape
 from .toolkit import GraphEditor
+from .toolkit.layout import replace_with_reshape
 
 
 @graph_pass("substitute_squeeze_to_reshape")

@@ -12,8 +12,8 @@ ignores the end of a shrunk axis; here it is not required."""
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import replace_with_reshape, strided_slice_bounds
 from .toolkit import GraphEditor
+from .toolkit.layout import replace_with_reshape, strided_slice_bounds
 
 
 @graph_pass("substitute_strided_slice_to_reshape")

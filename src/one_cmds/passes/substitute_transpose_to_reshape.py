@@ -7,8 +7,8 @@ Transpose's."""
 from __future__ import annotations
 
 from . import graph_pass
-from .layout_common import const_ints, replace_with_reshape
 from .toolkit import GraphEditor
+from .toolkit.layout import const_ints, replace_with_reshape
 
 
 @graph_pass("substitute_transpose_to_reshape")

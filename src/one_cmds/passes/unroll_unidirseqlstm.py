@@ -32,9 +32,8 @@ import numpy as np
 
 from ..ir import Operator, Tensor
 from . import graph_pass
-from .toolkit import RELU, RELU6, RELU_N1_TO_1, TANH, GraphEditor, const_value, new_options
+from .toolkit import ACTIVATION_OPCODES, GraphEditor, const_value, new_options
 
-_ACTIVATION_OPS = {TANH: "TANH", RELU: "RELU", RELU6: "RELU6", RELU_N1_TO_1: "RELU_N1_TO_1"}
 _UNSUPPORTED = (9, 10, 11, 16, 17, 20, 21, 22, 23)  # peephole, projection, layer norm
 _OUTPUT_STATE, _CELL_STATE = 18, 19
 _BINARY_OPTIONS = {
@@ -74,7 +73,7 @@ def _eligible(g: GraphEditor, lstm: Operator) -> list[np.ndarray] | None:
     x = inputs[0]
     if (
         options is None
-        or options.fusedActivationFunction not in _ACTIVATION_OPS
+        or options.fusedActivationFunction not in ACTIVATION_OPCODES
         or getattr(options, "diagonalRecurrentTensors", False)
         or any(inputs[k] is not None for k in _UNSUPPORTED)
         or x.dtype != "FLOAT32"
@@ -109,7 +108,7 @@ def _unroll(g: GraphEditor, lstm: Operator, weights: list[np.ndarray]) -> None:
     time_axis = 0 if options.timeMajor else 1
     steps, batch = x.shape[time_axis], x.shape[1 - time_axis]
     cells = weights[0].shape[0]
-    act = _ACTIVATION_OPS[options.fusedActivationFunction]
+    act = ACTIVATION_OPCODES[options.fusedActivationFunction]
     clip = float(options.cellClip)
 
     def op(opcode: str, inputs: list, opts: object = None, *, name: str) -> Tensor:

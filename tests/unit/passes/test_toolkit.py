@@ -36,6 +36,17 @@ def test_replacing_a_result_drops_what_became_dead_at_once():
     assert [op.opcode for op in model.main.operators] == ["RELU", "ABS"]
 
 
+def test_replace_with_builds_the_operator_in_place_of_a_result():
+    model = chain()
+    g = GraphEditor(model, 0)
+    relu, neg, _ = model.main.operators
+    new = g.replace_with(neg, "RELU6", [relu.outputs[0]], origin=neg.origin)
+    assert new.outputs[0].name == "b" and new.outputs[0].shape == neg.outputs[0].shape
+    g.commit()
+    assert [op.opcode for op in model.main.operators] == ["RELU", "RELU6", "ABS"]
+    assert model.main.operators[1].origin == neg.origin
+
+
 def test_single_consumer_ignores_a_graph_output():
     model = chain()
     g = GraphEditor(model, 0)

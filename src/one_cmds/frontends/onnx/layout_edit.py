@@ -11,7 +11,7 @@ import numpy as np
 from ...ir import Model, Operator, Origin, Shape, Tensor
 from ...ir.schema import new_options
 from ...passes.toolkit import GraphEditor
-from ...passes.transpose_common import transpose_perm
+from ...passes.toolkit.transpose import transpose_perm
 from .ops.common import CHANNELS_LAST
 
 Perm = tuple[int, ...]

@@ -1,8 +1,14 @@
-"""The pattern toolkit the passes share: the graph editor, operand readers, folding."""
+"""The pattern toolkit the passes share. Here: the graph editor, operand readers and folding;
+in modules of their own: ``match`` (commutative operands, plain operators), ``build`` (small
+constants and operators), ``layout`` (integer operands, Reshape), ``transpose``,
+``batchnorm`` (Mul-Add pairs), ``fully_connected`` (FC operands), ``custom`` (flex custom
+operators)."""
 
 from .editor import GraphEditor
-from .fold import constant_results, fold
+from .fold import constant_results, fold, fold_all
 from .values import (
+    ACTIVATION_OPCODES,
+    CLAMPS,
     NONE,
     RELU,
     RELU6,
@@ -23,6 +29,8 @@ from .values import (
 )
 
 __all__ = [
+    "ACTIVATION_OPCODES",
+    "CLAMPS",
     "NONE",
     "RELU",
     "RELU6",
@@ -34,6 +42,7 @@ __all__ = [
     "const_value",
     "constant_results",
     "fold",
+    "fold_all",
     "has_activation_attribute",
     "is_const_scalar",
     "is_float32",

@@ -23,12 +23,11 @@ _SIDE_EFFECT_OPS = frozenset({"ASSIGN_VARIABLE", "CALL_ONCE"})
 
 
 class GraphEditor:
-    """Edits subgraph ``index`` of ``model`` for one pass run (``options``: the step's)."""
+    """Edits subgraph ``index`` of ``model`` for one pass run."""
 
-    def __init__(self, model: Model, index: int, options: Any = None) -> None:
+    def __init__(self, model: Model, index: int) -> None:
         self.model = model
         self.index = index
-        self.options = options
         self.graph: Graph = model.graphs[index]
         self.changed = False
         self._order: list[Operator] = list(self.graph.operators)
@@ -201,6 +200,22 @@ class GraphEditor:
         results = new.outputs if isinstance(new, Operator) else list(new)
         for o, n in zip(old.outputs, results, strict=True):
             self.replace(o, n)
+
+    def replace_with(
+        self,
+        old: Operator,
+        opcode: str,
+        inputs: Sequence[Tensor | None],
+        options: Any = None,
+        *,
+        origin: Origin,
+    ) -> Operator:
+        """Replace the (first) result of ``old`` by the result of a new ``opcode`` operator on
+        ``inputs``, made like ``old``'s result; returns the new operator."""
+        out = old.outputs[0]
+        new = self.op(opcode, inputs, options, origin=origin, like=out)
+        self.replace(out, new.outputs[0])
+        return new
 
     def commit(self) -> None:
         """Write the edited operator list back to the graph, in topological order."""

@@ -3,6 +3,8 @@ operator's arithmetic in the project (optimization.md §5.21)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...interp import InterpreterError, RunContext, evaluate, load_kernels
@@ -38,3 +40,8 @@ def fold(g: GraphEditor, op: Operator) -> bool:
         folded.quant = t.quant
         g.replace(t, folded)
     return True
+
+
+def fold_all(g: GraphEditor, opcode: str, foldable: Callable[[Operator], bool]) -> int:
+    """Fold every operator of kind ``opcode`` that passes ``foldable``; how many folded."""
+    return sum(foldable(op) and fold(g, op) for op in g.ops(opcode))

@@ -8,11 +8,16 @@ from typing import Any
 
 import numpy as np
 
+from ...interp.activation import NONE, RELU, RELU6, RELU_N1_TO_1, TANH, activation_of
 from ...ir import NO_ORIGIN, Operator, Origin, Tensor, composite, numpy_dtype
 from ...ir.schema import options_class
 
-# ActivationFunctionType of the schema.
-NONE, RELU, RELU_N1_TO_1, RELU6, TANH = 0, 1, 2, 3, 4
+# The fused activations that clamp: every one but TANH, which LiteRT's FULLY_CONNECTED refuses
+# and its float DEPTHWISE_CONV_2D ignores.
+CLAMPS = frozenset({NONE, RELU, RELU_N1_TO_1, RELU6})
+
+# The operator computing each fused activation (but NONE) on its own.
+ACTIVATION_OPCODES = {RELU: "RELU", RELU_N1_TO_1: "RELU_N1_TO_1", RELU6: "RELU6", TANH: "TANH"}
 
 
 def const_value(t: Tensor | None) -> np.ndarray | None:
@@ -73,7 +78,7 @@ def other_input(op: Operator, t: Tensor) -> Tensor | None:
 
 def activation(op: Operator) -> int:
     """The fused activation of ``op`` (NONE when it has none)."""
-    return int(getattr(op.options, "fusedActivationFunction", NONE) or NONE)
+    return int(activation_of(op))
 
 
 def has_activation_attribute(op: Operator) -> bool:

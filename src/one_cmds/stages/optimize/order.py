@@ -1,4 +1,5 @@
-"""The fixed order in which the passes run (optimization.md §4.1)."""
+"""The fixed order in which the passes run (optimization.md §4.1). Every name is a pass of the
+registry (:mod:`one_cmds.passes`) or an argument option; a test checks it."""
 
 from __future__ import annotations
 
@@ -11,18 +12,6 @@ MODULE_PHASE = ("fuse_bcq",)
 
 # Item 25: always on (reference ``XpSepActFromTransposeConv``); not a one-optimize option.
 SEPARATE_TCONV_ACTIVATION = "separate_transpose_conv_activation"
-
-# Phase 4: with ``convert_nchw_to_nhwc``, these run (the resolvers always, the two fusions
-# when enabled) before the conversion itself.
-NCHW_CONVERSION = "convert_nchw_to_nhwc"
-NCHW_RESOLVERS = (
-    "resolve_customop_add",
-    "resolve_customop_batchmatmul",
-    "resolve_customop_matmul",
-    "resolve_customop_max_pool_with_argmax",
-    "resolve_customop_splitv",
-)
-NCHW_OPTIONAL = ("fuse_add_with_fully_connected", "fuse_gelu")
 
 # Phase 5, per subgraph, after dead-operator removal and shape/type inference.
 MAIN_PHASE = (
@@ -87,3 +76,12 @@ MAIN_PHASE = (
     "forward_transpose_op",
 )
 ALWAYS = frozenset({SEPARATE_TCONV_ACTIVATION})
+
+# Phase 4: with ``convert_nchw_to_nhwc``, these run (the resolvers always, in the order of
+# phase 5, the two fusions when enabled) before the conversion itself.
+NCHW_CONVERSION = "convert_nchw_to_nhwc"
+NCHW_RESOLVERS = tuple(name for name in MAIN_PHASE if name.startswith("resolve_customop_"))
+NCHW_OPTIONAL = ("fuse_add_with_fully_connected", "fuse_gelu")
+
+# The order of the rewrite report: phase 5, then the passes that run once.
+REPORT_ORDER = (*MAIN_PHASE, FIRST, *MODULE_PHASE, NCHW_CONVERSION)

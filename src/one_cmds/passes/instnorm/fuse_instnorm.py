@@ -1,6 +1,6 @@
 """``fuse_instnorm`` (optimization.md §5.8): a decomposed instance normalization becomes one
 circle ``INSTANCE_NORM(x, gamma [C], beta [C], epsilon)`` with the last matched operator's
-activation; the patterns are in :mod:`.instnorm_patterns`.
+activation; the patterns are in :mod:`.patterns`.
 
 Order as in the reference: every ADD is tried as the end of V1/V5/V6 (affine form) and then
 V2/V3 (divided form with gamma and beta), then every DIV as V4, then every RESHAPE as V7.
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Operator
-from . import graph_pass
-from .instnorm_patterns import Match, affine, channels_of, divided, divided_affine, unsqueezed
-from .toolkit import GraphEditor, const_value, new_options, origin_of
+from ...ir import Operator
+from .. import graph_pass
+from ..toolkit import GraphEditor, const_value, new_options, origin_of
+from .patterns import Match, affine, channels_of, divided, divided_affine, unsqueezed
 
 
 def _fuse(g: GraphEditor, m: Match) -> None:
@@ -48,8 +48,7 @@ def _broadcast_parameters(g: GraphEditor, norm: Operator) -> bool:
     for t, v in zip((gamma, beta), values, strict=True):
         wide = np.full(channels, v.reshape(-1)[0], np.float32) if v.size == 1 else None
         inputs.append(t if wide is None else g.const(f"{t.name}/broadcast", wide, "FLOAT32"))
-    new = g.op("INSTANCE_NORM", inputs, norm.options, origin=norm.origin, like=norm.outputs[0])
-    g.replace(norm.outputs[0], new.outputs[0])
+    g.replace_with(norm, "INSTANCE_NORM", inputs, norm.options, origin=norm.origin)
     return True
 
 

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import Operator, Origin, Tensor
-from .toolkit import (
+from ...ir import Operator, Origin, Tensor
+from .editor import GraphEditor
+from .values import (
     NONE,
     RELU,
     RELU6,
-    GraphEditor,
     activation,
     channel_vector,
     is_float32,

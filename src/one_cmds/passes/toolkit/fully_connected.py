@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Operator, Tensor
-from .toolkit import NONE, RELU, RELU6, RELU_N1_TO_1, const_value
-
-# The fused activations LiteRT's FULLY_CONNECTED kernel accepts (it refuses TANH at prepare).
-FC_ACTIVATIONS = frozenset({NONE, RELU, RELU_N1_TO_1, RELU6})
+from ...ir import Operator, Tensor
+from .values import const_value
 
 
 def bias_of(fc: Operator) -> Tensor | None:

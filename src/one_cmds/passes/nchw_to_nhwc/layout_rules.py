@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..ir import Operator, Tensor
-from .toolkit import GraphEditor, const_value, split_const, with_options
-from .transpose_common import NCHW_TO_NHWC, NHWC_TO_NCHW, add_transpose
+from ...ir import Operator, Tensor
+from ..toolkit import GraphEditor, const_value, split_const, with_options
+from ..toolkit.transpose import NCHW_TO_NHWC, NHWC_TO_NCHW, add_transpose
 
 Rule = Callable[[GraphEditor, Operator], bool]
 RULES: dict[str, Rule] = {}

@@ -45,9 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import Operator, Tensor
-from .match_common import keep_dims, operand_orders, plain, reduction_axes
-from .toolkit import (
+from ...ir import Operator, Tensor
+from ..toolkit import (
     GraphEditor,
     activation,
     const_value,
@@ -55,6 +54,7 @@ from .toolkit import (
     other_input,
     scalar_value,
 )
+from ..toolkit.match import keep_dims, operand_orders, plain, reduction_axes
 
 
 @dataclass(frozen=True)

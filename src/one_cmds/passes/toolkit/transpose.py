@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Operator, Origin, Tensor
-from .toolkit import GraphEditor, const_value, new_options
+from ...ir import Operator, Origin, Tensor
+from .editor import GraphEditor
+from .values import const_value, new_options
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)

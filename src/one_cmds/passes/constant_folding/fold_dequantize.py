@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Operator, Tensor
-from . import graph_pass
-from .toolkit import GraphEditor, constant_results, origin_of
+from ...ir import Operator, Tensor
+from .. import graph_pass
+from ..toolkit import GraphEditor, constant_results, origin_of
 
 _QUANTIZED = frozenset({"INT4", "UINT4", "INT8", "UINT8", "INT16", "INT32", "INT64"})
 
@@ -68,14 +68,9 @@ def _fold_gather_params(g: GraphEditor, op: Operator) -> bool:
     if value is None:
         return False
     float_params = g.const(f"{params.name}_DQ", value, "FLOAT32")
-    new = g.op(
-        "GATHER",
-        [float_params, indices],
-        gather.options,
-        origin=origin_of(gather, op),
-        like=op.outputs[0],
+    g.replace_with(
+        op, "GATHER", [float_params, indices], gather.options, origin=origin_of(gather, op)
     )
-    g.replace(op.outputs[0], new.outputs[0])
     return True
 
 

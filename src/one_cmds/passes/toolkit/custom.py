@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..interp.kernels.custom import custom_attributes
-from ..ir import Operator
-from .toolkit import GraphEditor
+from ...interp.kernels.custom import custom_attributes
+from ...ir import Operator
+from .editor import GraphEditor
 
 
 def custom_ops(

@@ -7,7 +7,7 @@ The model is taken to compute in NCHW. On subgraph 0:
    close the region; a region that reaches a graph output or another pre operator is not closed
    and marks nothing. This finds the convolutions an ONNX-style import wraps in Transposes.
 2. Every other operator of a supported kind whose tensors have static shapes is rewritten by its
-   rule (:mod:`.nchw_layout_rules`) to compute in NHWC between Transposes.
+   rule (:mod:`.layout_rules`) to compute in NHWC between Transposes.
 3. With ``nchw_to_nhwc_input_shape`` every rank-4 graph input [N,C,H,W] becomes [N,H,W,C],
    followed by a Transpose back to NCHW for its readers (no origin); with
    ``nchw_to_nhwc_output_shape`` every rank-4 graph output is transposed to NHWC (the new output
@@ -23,19 +23,17 @@ expects every rank-4 output permuted.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..ir import NO_ORIGIN, Model, Operator, Tensor
-from . import model_pass
-from .nchw_layout_rules import RULES
-from .toolkit import GraphEditor, origin_of
-from .transpose_common import NCHW_TO_NHWC, NHWC_TO_NCHW, add_transpose, transpose_perm
+from ...ir import NO_ORIGIN, Model, Operator, Tensor
+from .. import PassOptions, model_pass
+from ..toolkit import GraphEditor, origin_of
+from ..toolkit.transpose import NCHW_TO_NHWC, NHWC_TO_NCHW, add_transpose, transpose_perm
+from .layout_rules import RULES
 
 
 @model_pass("convert_nchw_to_nhwc")
-def convert_nchw_to_nhwc(model: Model, options: Any) -> int:
+def convert_nchw_to_nhwc(model: Model, options: PassOptions) -> int:
     flags = options.passes
-    g = GraphEditor(model, 0, options)
+    g = GraphEditor(model, 0)
     nhwc = _already_nhwc(g)
     rewrites = 0
     if flags.get("nchw_to_nhwc_input_shape"):

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..ir import Operator, Tensor
-from .toolkit import GraphEditor, const_value, new_options
+from ...ir import Operator, Tensor
+from .editor import GraphEditor
+from .values import const_value, new_options
 
 
 def const_ints(t: Tensor | None) -> list[int] | None:
@@ -61,5 +62,4 @@ def replace_with_reshape(g: GraphEditor, op: Operator, x: Tensor, shape: Sequenc
     out = op.outputs[0]
     target = g.const(f"{out.name}/shape", np.array(list(shape), np.int32).reshape(-1))
     options = new_options("ReshapeOptions", newShape=[int(d) for d in shape])
-    new = g.op("RESHAPE", [x, target], options, origin=op.origin, like=out)
-    g.replace(out, new.outputs[0])
+    g.replace_with(op, "RESHAPE", [x, target], options, origin=op.origin)
