@@ -26,7 +26,7 @@ from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
 from mobilenet_v2 import build_mobilenet_v2, parameter_count
 
 import one_cmds
-from one_cmds.interp import Interpreter
+from one_cmds.engines import Interpreter
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 TOLERANCE = 1e-4  # on the softmax probabilities

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from one_cmds.interp import Interpreter
+from one_cmds.engines import Interpreter
 from one_cmds.ir import Model
 from one_cmds.partition import partition
 from support.passes import Net, new_options

@@ -1,6 +1,7 @@
 """Numpy reference interpreter: one kernel per operator."""
 
-from .interpreter import Interpreter, InterpreterError, RunContext, evaluate, load_kernels
+from .context import InterpreterError, KernelContext
+from .interpreter import Interpreter, RunContext, evaluate, load_kernels
 from .registry import KERNELS, QUANTIZED_KERNELS, kernel, quantized_kernel
 
 __all__ = [
@@ -8,6 +9,7 @@ __all__ = [
     "QUANTIZED_KERNELS",
     "Interpreter",
     "InterpreterError",
+    "KernelContext",
     "RunContext",
     "evaluate",
     "kernel",

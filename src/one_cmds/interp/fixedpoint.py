@@ -85,3 +85,60 @@ def round_half_away(x: np.ndarray) -> np.ndarray:
     """Round to the nearest integer, halves away from zero (TFLite's ``TfLiteRound``)."""
     x = np.asarray(x, np.float64)
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def saturating_shift_left(x: np.ndarray, exponent: int) -> np.ndarray:
+    """gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent (int32)."""
+    threshold = (1 << (31 - exponent)) - 1
+    return np.where(
+        x > threshold, INT32_MAX, np.where(x < -threshold, -INT32_MAX - 1, x << exponent)
+    )
+
+
+def exp_on_negative_values(a: np.ndarray) -> np.ndarray:
+    """gemmlowp's exp_on_negative_values of Q5.26 raw values: a Q0.31 raw result."""
+    srdhm = saturating_rounding_doubling_high_mul
+    fractional_bits = 26
+    quarter = 1 << (fractional_bits - 2)
+    a_mod_quarter_minus_quarter = (a & (quarter - 1)) - quarter
+    # exp on [-1/4, 0): Taylor expansion around -1/8, in Q0.31.
+    x = saturating_shift_left(a_mod_quarter_minus_quarter, 5) + (1 << 28)
+    x2 = srdhm(x, x)
+    x3 = srdhm(x2, x)
+    x4 = srdhm(x2, x2)
+    x4_over_4 = rounding_divide_by_pot(x4, 2)
+    poly = rounding_divide_by_pot(srdhm(x4_over_4 + x3, 715827883) + x2, 1)
+    constant = 1895147668  # exp(-1/8)
+    result = constant + srdhm(constant, x + poly)
+    remainder = a_mod_quarter_minus_quarter - a
+    for exponent, multiplier in (
+        (-2, 1672461947),
+        (-1, 1302514674),
+        (0, 790015084),
+        (1, 290630308),
+        (2, 39332535),
+        (3, 720401),
+        (4, 242),
+    ):
+        bit = (remainder & (1 << (fractional_bits + exponent))) != 0
+        result = np.where(bit, srdhm(result, multiplier), result)
+    return np.where(a == 0, INT32_MAX, result)
+
+
+def one_over_one_plus_x(a: np.ndarray) -> np.ndarray:
+    """gemmlowp's one_over_one_plus_x_for_x_in_0_1 of Q0.31 raw values (Newton-Raphson)."""
+    srdhm = saturating_rounding_doubling_high_mul
+    total = a + INT32_MAX
+    half_denominator = np.where(
+        total >= 0, (total + 1) >> 1, -((1 - total) >> 1)
+    )  # RoundingHalfSum
+    x = 1515870810 + srdhm(half_denominator, -1010580540)  # 48/17 - 32/17 d, in Q2.29
+    for _ in range(3):
+        one_minus = (1 << 29) - srdhm(half_denominator, x)
+        x = x + saturating_shift_left(srdhm(x, one_minus), 2)
+    return saturating_shift_left(x, 1)
+
+
+def count_leading_zeros32(x: np.ndarray) -> np.ndarray:
+    """Leading zeros of non-negative int32 values held in int64."""
+    return 32 - np.frexp(x.astype(np.float64))[1].astype(np.int64)

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import OneCmdsError
 from ..ir import Graph, Model, Operator, Tensor, numpy_dtype
+from .context import InterpreterError
 from .registry import QuantizedOperandError, kernel_for
 
 Observer = Callable[[Tensor, np.ndarray], None]
 """Called with every tensor an operator of graph 0 produces, right after it is computed."""
-
-
-class InterpreterError(OneCmdsError):
-    """The model cannot be run (bad inputs, an operator without kernel, a kernel failure)."""
 
 
 def load_kernels() -> None:
@@ -26,8 +21,9 @@ def load_kernels() -> None:
 
 
 class RunContext:
-    """What a kernel may need besides its arguments: the model, a way to run subgraphs, and
-    whether the first axis of the activations holds independent records (``records``)."""
+    """The :class:`~one_cmds.interp.context.KernelContext` of a run: the model, a way to run
+    subgraphs, and whether the first axis of the activations holds independent records
+    (``records``)."""
 
     def __init__(self, model: Model, records: bool = False) -> None:
         self.model = model
@@ -54,18 +50,21 @@ class RunContext:
 class Interpreter:
     """Run a model on numpy inputs.
 
-    ``Interpreter(model_or_path).run(inputs)`` takes a list in graph-input order or a dict by
+    ``Interpreter(model).run(inputs)`` takes a list in graph-input order or a dict by
     input name and returns the outputs of subgraph 0 as numpy arrays; ``run_all`` also returns
     every intermediate tensor by name; ``run(..., observer=fn)`` streams them instead.
     ``records=True`` says the inputs stack independent records on their first axis: every
-    record's results are then exactly those of a run on that record alone.
+    record's results are then exactly those of a run on that record alone. It takes a
+    :class:`~one_cmds.ir.Model`; ``one_cmds.Interpreter`` (:mod:`one_cmds.engines`) also
+    loads one from a file.
     """
 
-    def __init__(self, model: Model | str | os.PathLike[str], *, records: bool = False) -> None:
+    def __init__(self, model: Model, *, records: bool = False) -> None:
         if not isinstance(model, Model):
-            from ..formats.reader import load
-
-            model = load(os.fspath(model))
+            raise TypeError(
+                f"the reference interpreter runs a Model, not {type(model).__name__} "
+                "(one_cmds.Interpreter loads model files)"
+            )
         load_kernels()
         self.model = model
         self._context = RunContext(model, records)

@@ -2,7 +2,7 @@
 
 A kernel is ``fn(op, args, ctx) -> array | sequence of arrays``: ``args`` holds one numpy
 array per operator input (None for an omitted optional input), ``ctx`` is the running
-:class:`~one_cmds.interp.interpreter.RunContext` (control-flow kernels use it to run
+:class:`~one_cmds.interp.context.KernelContext` (control-flow kernels use it to run
 subgraphs). Kernels never modify their arguments.
 """
 
@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..ir import Operator
+from .context import KernelContext
 from .qparams import is_quantized
-
-if TYPE_CHECKING:
-    from .interpreter import RunContext
 
 Args = list[Any]
 KernelResult = np.ndarray | Sequence[np.ndarray]
-Kernel = Callable[[Operator, Args, "RunContext"], KernelResult]
+Kernel = Callable[[Operator, Args, KernelContext], KernelResult]
 
 KERNELS: dict[str, Kernel] = {}
 QUANTIZED_KERNELS: dict[str, Kernel] = {}
@@ -83,7 +81,7 @@ def kernel_for(op: Operator) -> Kernel | None:
     return KERNELS.get(kind)
 
 
-def _refuse(tensor: Any, op: Operator, args: Args, ctx: RunContext) -> KernelResult:
+def _refuse(tensor: Any, op: Operator, args: Args, ctx: KernelContext) -> KernelResult:
     raise QuantizedOperandError(
         f"quantized {tensor.dtype} tensor {tensor.name!r} is not supported "
         "(this kernel computes on real values)"

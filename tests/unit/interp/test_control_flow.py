@@ -85,7 +85,7 @@ def test_while_fixture(fixture_path):
     """A converter-made tf.while_loop (LESS in cond, ADDs in body)."""
     path = fixture_path("two_subgraphs.tflite")
     x = RNG.standard_normal((1, 4)).astype(np.float32)
-    assert_same(run_tflite(path, [x]), Interpreter(path).run([x]))
+    assert_same(run_tflite(path, [x]), one_cmds.Interpreter(path).run([x]))
 
 
 def unary_graph(name, opcode, constant, options, shape=(2, 3)):

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import one_cmds
-from one_cmds.interp import Interpreter, InterpreterError
+from one_cmds import interp
+from one_cmds.engines import Interpreter
+from one_cmds.interp import InterpreterError
 from support.fixtures import FLOAT_MODELS
 from support.litert import random_inputs, run_tflite
 
@@ -37,6 +39,14 @@ def test_inputs_by_name_and_every_intermediate(fixture_path):
     assert produced | {"input"} <= set(everything)
     (out,) = interpreter.run([x])
     np.testing.assert_array_equal(everything[graph.outputs[0].name], out)
+
+
+def test_the_public_interpreter_loads_files_the_reference_one_takes_models(fixture_path):
+    path = fixture_path("add2.tflite")
+    assert one_cmds.Interpreter is Interpreter
+    assert isinstance(Interpreter(path), interp.Interpreter)
+    with pytest.raises(TypeError, match="runs a Model, not str"):
+        interp.Interpreter(path)
 
 
 def test_observer_sees_each_activation_once(fixture_path):

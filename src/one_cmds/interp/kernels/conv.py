@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..activation import RELU, RELU6, RELU_N1_TO_1, activation_of, fused
-from ..interpreter import InterpreterError
+from ..context import InterpreterError
 from ..registry import kernel
 
 SAME, VALID = 0, 1  # the schema's Padding enum

@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from ...ir import Tensor, numpy_dtype
+from ..context import InterpreterError
 from ..fixedpoint import multiply_by_quantized_multiplier, quantize_multiplier
-from ..interpreter import InterpreterError
 from ..qparams import channel_params, per_tensor
 from ..registry import kernel
 

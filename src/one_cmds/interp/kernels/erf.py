@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from ..registry import kernel, quantized_kernel
-from .quantized_activations import F32, _check_types, _lut8, float_unary
+from .lookup_tables import float_unary, lut8
+from .quantized_operands import F32, check_types
 
 _ERF = np.frompyfunc(math.erf, 1, 1)
 
@@ -31,5 +32,5 @@ def _erf32(v: np.ndarray) -> np.ndarray:
 @quantized_kernel("CUSTOM(Erf)")
 def quantized_erf(op, args, ctx):
     x = args[0]
-    _check_types(op, x, (np.uint8, np.int8, np.int16))
-    return _lut8(op, x, _erf32) if x.dtype != np.int16 else float_unary(op, x, _erf32)
+    check_types(op, x, (np.uint8, np.int8, np.int16))
+    return lut8(op, x, _erf32) if x.dtype != np.int16 else float_unary(op, x, _erf32)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interpreter import InterpreterError
+from ..context import InterpreterError
 from ..registry import kernel
 
 

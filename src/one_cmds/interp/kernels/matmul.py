@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interpreter import InterpreterError
+from ..context import InterpreterError
 from ..registry import kernel
 from .conv import finish, float_args
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..activation import activation_of, fused
-from ..interpreter import InterpreterError
+from ..context import InterpreterError
 from ..registry import kernel
 
 _L2_EPSILON = 1e-6  # LiteRT's lower bound of the norm

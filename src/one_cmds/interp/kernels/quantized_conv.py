@@ -21,13 +21,13 @@ import numpy as np
 
 from ...ir import Operator, Tensor, numpy_dtype
 from ..activation import NONE
+from ..context import InterpreterError
 from ..fixedpoint import (
     multiply_by_quantized_multiplier,
     multiply_by_quantized_multiplier_int64,
     quantize_multipliers,
     round_half_away,
 )
-from ..interpreter import InterpreterError
 from ..qparams import activation_range, channel_params, is_quantized, per_tensor
 from ..registry import quantized_kernel
 from . import conv

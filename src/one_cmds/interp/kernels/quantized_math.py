@@ -23,36 +23,34 @@ from typing import Any
 import numpy as np
 
 from ...ir import Operator, numpy_dtype
+from ..context import InterpreterError
 from ..fixedpoint import (
     INT32_MAX,
+    count_leading_zeros32,
     multiply_by_quantized_multiplier,
     multiply_by_quantized_multiplier_int64,
+    one_over_one_plus_x,
     quantize_multiplier,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
+    saturating_shift_left,
 )
-from ..interpreter import InterpreterError
 from ..qparams import activation_range, qparams, type_range
 from ..registry import Args, quantized_kernel
 from .layout import axes_of
-from .quantized_activations import (
+from .lookup_tables import Transform, c_float_function, expf, lut8, lut16_table
+from .quantized_operands import (
     F32,
-    _c_float_function,
-    _check_types,
-    _count_leading_zeros32,
-    _expf,
-    _lut8,
-    _lut16_table,
-    _one_over_one_plus_x,
-    _qparams,
-    _saturating_shift_left,
-    _symmetric_int16,
+    check_types,
+    symmetric_int16,
+    tensor_params,
+    unary_operand,
 )
 from .reduce import _reduce
 
 _ALL = (np.uint8, np.int8, np.int16)
 _SIGNED = (np.int8, np.int16)
-_logf = _c_float_function("logf", np.log)
+_logf = c_float_function("logf", np.log)
 
 
 def _wrap32(x: np.ndarray) -> np.ndarray:
@@ -67,7 +65,7 @@ def _wrap16(x: np.ndarray) -> np.ndarray:
 def _lut16(x: np.ndarray, table: np.ndarray) -> np.ndarray:
     """LUTLookup of int16 values with LiteRT's int16 slope: the top 9 bits index, the low 7
     interpolate, and a step of more than 32767 between entries wraps around as in LiteRT
-    (``quantized_activations._lut16_lookup`` keeps it exact, which differs there)."""
+    (``lookup_tables.lut16_lookup`` keeps it exact, which differs there)."""
     x = np.asarray(x, np.int64)
     index = 256 + (x >> 7)
     base = table[index]
@@ -76,18 +74,9 @@ def _lut16(x: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 def _same_type_pair(op: Operator, a: np.ndarray, b: np.ndarray, allowed: tuple) -> None:
-    _check_types(op, a, allowed)
+    check_types(op, a, allowed)
     if b.dtype != a.dtype:
         raise InterpreterError(f"{op.kind}: operands of types {a.dtype} and {b.dtype} differ")
-
-
-def _unary_params(op: Operator, x: np.ndarray) -> tuple[np.float32, int, np.float32, int]:
-    """(input scale, zero point, output scale, zero point); int16 needs zero points of 0."""
-    in_scale, in_zp = _qparams(op, 0)
-    out_scale, out_zp = _qparams(op, 0, output=True)
-    if x.dtype == np.int16:
-        _symmetric_int16(op, (in_zp, out_zp))
-    return in_scale, in_zp, out_scale, out_zp
 
 
 def _saturate(op: Operator, x: np.ndarray) -> np.ndarray:
@@ -120,10 +109,10 @@ def quantized_neg(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     LiteRT's INT8 / INT16 Negate. UINT8 (beyond LiteRT): ``-(q - zp_in)`` rescaled by
     ``s_in / s_out`` as ABS does, plus ``zp_out``, saturated."""
     x = args[0]
-    _check_types(op, x, _ALL)
+    check_types(op, x, _ALL)
     if x.dtype != np.uint8:
         return np.negative(x)
-    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
+    x, in_scale, in_zp, out_scale, out_zp = unary_operand(op, args, _ALL)
     value = multiply_by_quantized_multiplier(
         in_zp - x.astype(np.int64), *quantize_multiplier(float(in_scale / out_scale))
     )
@@ -137,9 +126,7 @@ def quantized_neg(op: Operator, args: Args, ctx: Any) -> np.ndarray:
 def quantized_abs(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """``|q - zp_in|``, rescaled by ``s_in / s_out`` (float32) when the scales differ, plus
     ``zp_out``, saturated."""
-    x = args[0]
-    _check_types(op, x, _ALL)
-    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
+    x, in_scale, in_zp, out_scale, out_zp = unary_operand(op, args, _ALL)
     value = np.abs(x.astype(np.int64) - in_zp)
     if in_scale != out_scale:
         value = multiply_by_quantized_multiplier(
@@ -152,9 +139,7 @@ def quantized_abs(op: Operator, args: Args, ctx: Any) -> np.ndarray:
 def quantized_sqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """float32 ``sqrt(s_in * (q - zp_in)) / s_out`` truncated toward zero, plus ``zp_out``,
     saturated; a negative input is an error."""
-    x = args[0]
-    _check_types(op, x, _ALL)
-    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
+    x, in_scale, in_zp, out_scale, out_zp = unary_operand(op, args, _ALL)
     real = in_scale * (x.astype(np.int64) - in_zp).astype(F32)
     if np.any(real < 0):
         raise InterpreterError(f"{op.kind}: Sqrt is only defined for non-negative values")
@@ -173,7 +158,7 @@ def _inv_sqrt_multiplier_exp(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     big = v >= 1 << 29
     v = np.where(big, v // 4, v)
     shift += big
-    pairs = (_count_leading_zeros32(v) - 1) // 2 - 1
+    pairs = (count_leading_zeros32(v) - 1) // 2 - 1
     shift -= pairs
     v = v << (2 * pairs)
     half_input = rounding_divide_by_pot(v >> 1, 1)
@@ -181,8 +166,8 @@ def _inv_sqrt_multiplier_exp(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     x = np.full(v.shape, 1 << 28, np.int64)
     half_three = (1 << 28) + (1 << 27)
     for _ in range(5):
-        x3 = _saturating_shift_left(srdhm(srdhm(x, x), x), 6)
-        x = _saturating_shift_left(_wrap32(srdhm(half_three, x) - srdhm(half_input, x3)), 3)
+        x3 = saturating_shift_left(srdhm(srdhm(x, x), x), 6)
+        x = saturating_shift_left(_wrap32(srdhm(half_three, x) - srdhm(half_input, x3)), 3)
     x = srdhm(x, 1518500250)  # sqrt(2) / 2 in Q0.31
     negative = shift < 0
     x = np.where(negative, _wrap32(x << np.maximum(-shift, 0)), x)
@@ -195,9 +180,7 @@ def quantized_rsqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """INT8: the fixed-point inverse square root of ``q - zp_in`` (shifted by 20) rescaled
     by ``1 / (sqrtf(s_in) * s_out)``, the type's maximum at zero; INT16: LiteRT's table of
     ``1 / sqrt``. An input below the zero point is an error."""
-    x = args[0]
-    _check_types(op, x, _ALL)
-    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
+    x, in_scale, in_zp, out_scale, out_zp = unary_operand(op, args, _ALL)
     value = x.astype(np.int64) - in_zp
     if np.any(value < 0):
         raise InterpreterError(f"{op.kind}: Rsqrt is only defined for positive values")
@@ -207,7 +190,7 @@ def quantized_rsqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
         def transform(v: np.ndarray) -> np.ndarray:
             return np.where(v <= 0, ceiling, F32(1) / np.sqrt(np.maximum(v, F32(1e-30))))
 
-        return _lut16(x, _lut16_table(transform, in_scale, 0, out_scale, 0, F32))
+        return _lut16(x, lut16_table(transform, in_scale, 0, out_scale, 0, F32))
     k_shift = 20
     inv_multiplier, inv_shift = _inv_sqrt_multiplier_exp(value)
     data = multiply_by_quantized_multiplier(1, inv_multiplier, inv_shift + k_shift)
@@ -216,32 +199,34 @@ def quantized_rsqrt(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     return _saturate(op, np.where(value == 0, np.iinfo(x.dtype).max, result))
 
 
+def _looked_up(op: Operator, x: np.ndarray, transform: Transform, params: list) -> np.ndarray:
+    """``x`` looked up in LiteRT's table of ``transform``: 256 entries (8-bit) or 513
+    interpolated ones (INT16); ``params`` are (input scale, zero point, output scale, zero
+    point)."""
+    if x.dtype != np.int16:
+        return lut8(op, x, transform)
+    return _lut16(x, lut16_table(transform, *params, F32))
+
+
 @quantized_kernel("EXP")
 def quantized_exp(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """LiteRT's table of ``expf``: 256 entries (INT8) or 513 interpolated ones (INT16)."""
-    x = args[0]
-    _check_types(op, x, _ALL)
-    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
-    if x.dtype != np.int16:
-        return _lut8(op, x, _expf)
-    return _lut16(x, _lut16_table(_expf, in_scale, in_zp, out_scale, out_zp, F32))
+    x, *params = unary_operand(op, args, _ALL)
+    return _looked_up(op, x, expf, params)
 
 
 @quantized_kernel("LOG")
 def quantized_log(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """LiteRT's table of ``logf``, a non-positive input giving the output type's lowest
     value: 256 entries (INT8) or 513 interpolated ones (INT16)."""
-    x = args[0]
-    _check_types(op, x, _ALL)
-    in_scale, in_zp, out_scale, out_zp = _unary_params(op, x)
+    x, *params = unary_operand(op, args, _ALL)
+    _, _, out_scale, out_zp = params
     output_min = F32(np.iinfo(x.dtype).min - out_zp) * out_scale
 
     def transform(v: np.ndarray) -> np.ndarray:
         return np.where(v <= 0, output_min, _logf(np.maximum(v, F32(1e-30))))
 
-    if x.dtype != np.int16:
-        return _lut8(op, x, transform)
-    return _lut16(x, _lut16_table(transform, in_scale, in_zp, out_scale, out_zp, F32))
+    return _looked_up(op, x, transform, params)
 
 
 # --- binary arithmetic ---------------------------------------------------------------------
@@ -257,7 +242,7 @@ def quantized_squared_difference(op: Operator, args: Args, ctx: Any) -> np.ndarr
     (s1, z1), (s2, z2), (so, zo) = (qparams(op, t) for t in (*op.inputs, op.outputs[0]))
     wide = a.dtype == np.int16
     if wide:
-        _symmetric_int16(op, (z1, z2, zo))
+        symmetric_int16(op, (z1, z2, zo))
     left_shift = 1 if wide else 7
     twice_max = 2.0 * max(s1, s2)
     m1, e1 = quantize_multiplier(s1 / twice_max)
@@ -278,7 +263,7 @@ def quantized_squared_difference(op: Operator, args: Args, ctx: Any) -> np.ndarr
 def _count_leading_sign_bits32(x: np.ndarray) -> np.ndarray:
     """CountLeadingSignBits of int32 values (31 for 0 and -1)."""
     x = np.asarray(x, np.int64)
-    return _count_leading_zeros32(np.where(x < 0, -x - 1, x)) - 1
+    return count_leading_zeros32(np.where(x < 0, -x - 1, x)) - 1
 
 
 def _rounding_divide_by_pot_x86(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
@@ -299,18 +284,18 @@ def quantized_div(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     the activation range. A zero divisor (raw or real) is an error."""
     a, b = args
     _same_type_pair(op, a, b, _ALL)
-    s1, z1 = _qparams(op, 0)
-    s2, z2 = _qparams(op, 1)
-    so, zo = _qparams(op, 0, output=True)
+    s1, z1 = tensor_params(op, 0)
+    s2, z2 = tensor_params(op, 1)
+    so, zo = tensor_params(op, 0, output=True)
     if np.any(b == 0) or np.any(b == z2):
         raise InterpreterError(f"{op.kind}: division by zero")
     multiplier, shift = quantize_multiplier(float(s1 / (s2 * so)))
     dividend, divisor = np.broadcast_arrays(a.astype(np.int64) - z1, b.astype(np.int64) - z2)
     dividend = np.where(divisor < 0, -dividend, dividend)
     divisor = np.abs(divisor)
-    leading = _count_leading_zeros32(divisor)
+    leading = count_leading_zeros32(divisor)
     recip_shift = 31 - leading
-    reciprocal = _one_over_one_plus_x(((divisor << leading) & 0xFFFFFFFF) - (1 << 31))
+    reciprocal = one_over_one_plus_x(((divisor << leading) & 0xFFFFFFFF) - (1 << 31))
     headroom = _count_leading_sign_bits32(dividend)
     quotient = saturating_rounding_doubling_high_mul(dividend << headroom, reciprocal)
     total_shift = shift - recip_shift - headroom
@@ -328,10 +313,10 @@ def quantized_sum(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     multiplier of ``s_in / s_out``, plus ``zp_out``, saturated. An empty input gives
     zeros."""
     x = np.asarray(args[0])
-    _check_types(op, x, _ALL)
+    check_types(op, x, _ALL)
     (s_in, z_in), (s_out, z_out) = qparams(op, op.inputs[0]), qparams(op, op.outputs[0])
-    if x.dtype == np.int16 and (z_in or z_out):
-        raise InterpreterError(f"{op.kind}: int16 tensors need zero point 0 (as in LiteRT)")
+    if x.dtype == np.int16:
+        symmetric_int16(op, (z_in, z_out))
     total = _reduce(op, [x.astype(np.int64), args[1]], np.sum)
     count = int(np.prod([x.shape[a] for a in axes_of(args[1], x.ndim)], dtype=np.int64))
     if x.size == 0:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...ir import Operator, numpy_dtype
-from ..interpreter import InterpreterError
+from ..context import InterpreterError
 from ..registry import Args, quantized_kernel
 from .resize import _bilinear_axis, _target, resize_nearest_neighbor
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interpreter import InterpreterError
+from ..context import InterpreterError
 from ..registry import kernel
 from .conv import float_args
 

@@ -12,6 +12,8 @@ from . import (  # noqa: F401
     recurrent,
     reduce,
     resize,
+    shape_building,
     shape_ops,
+    shape_values,
     space,
 )

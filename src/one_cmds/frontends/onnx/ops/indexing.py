@@ -17,22 +17,19 @@ from ..errors import Unsupported
 from ..lowering import NUMPY, Lowering, converter
 from ..node import Node
 from .common import options, reshape, transpose
-from .shape_ops import (
+from .shape_building import (
     INT32_TYPE,
-    Entry,
     bind_sized,
     concat,
     dim_of,
     gather,
     int32,
     normalized_axes,
-    ranked_dims,
     shape_of,
-    shape_value,
     strided_slice,
     unsqueeze,
-    value_rule,
 )
+from .shape_values import Entry, ranked_dims, shape_value, value_rule
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 

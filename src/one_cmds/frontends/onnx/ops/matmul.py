@@ -18,7 +18,8 @@ from ..lowering import Lowering, converter
 from ..node import Node
 from .common import options, reshape, transpose
 from .reduce import reduced
-from .shape_ops import Dim, Part, bind_sized, dims_of, ranked_dims, reshape_parts, squeeze
+from .shape_building import bind_sized, reshape_parts, squeeze
+from .shape_values import Dim, Part, dims_of, ranked_dims
 
 
 def fully_connected(lo: Lowering, x: Tensor, weights: np.ndarray, bias=None, keep=False) -> Tensor:

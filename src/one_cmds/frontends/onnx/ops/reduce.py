@@ -11,17 +11,8 @@ from ....ir import Tensor
 from ..lowering import Lowering, converter
 from ..node import Node
 from .common import options
-from .shape_ops import (
-    Entry,
-    axes_operand,
-    dims_of,
-    int32,
-    normalized_axes,
-    product,
-    shape_value,
-    squeeze,
-    value_rule,
-)
+from .shape_building import axes_operand, int32, normalized_axes, squeeze
+from .shape_values import Entry, dims_of, product, shape_value, value_rule
 
 REDUCERS = {"ReduceMean": "MEAN", "ReduceSum": "SUM", "ReduceMax": "REDUCE_MAX",
             "ReduceMin": "REDUCE_MIN", "ReduceProd": "REDUCE_PROD"}  # fmt: skip

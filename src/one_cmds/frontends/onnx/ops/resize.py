@@ -22,7 +22,7 @@ from ..lowering import Lowering, converter
 from ..node import Node
 from .common import options
 from .conv import nchw_output, nhwc_input, spatial_rank
-from .shape_ops import Dim, Entry, dims_of, div, shape_value
+from .shape_values import Dim, Entry, dims_of, div, shape_value
 
 CANDIDATES = ((False, False), (False, True), (True, False))
 MAX_FACTOR = 8  # integer factors allowed on an unknown H or W
