@@ -87,7 +87,7 @@ def speed(threads: int, repeat: int) -> None:
     import one_cmds
     from one_cmds.config.resolve import build_options, convert_values
     from one_cmds.config.source import Source
-    from one_cmds.quant.pipeline import calibrate, fake_quantize_weights
+    from one_cmds.quant.default_pipeline import calibrate, fake_quantize_weights
 
     model = build_mobilenet_v2()
     rng = np.random.default_rng(0)

@@ -38,8 +38,8 @@ _HOMES = {
     "Model": "ir",
     "Operator": "ir",
     "Tensor": "ir",
-    "Interpreter": "interp",
-    "resize": "stages.resize",
+    "Interpreter": "engines",
+    "resize": "api",
 }
 
 

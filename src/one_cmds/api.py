@@ -1,4 +1,5 @@
-"""The Python API for front ends written in Python: load, save, build."""
+"""The Python API: load, save, build, resize, optimize, quantize. Its arguments go through
+the configuration's checks (``config``) like a section's keys, then to the stages."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 
 from .formats import reader, writer
 from .ir import Model
-from .pipeline import StepResult, run_plan
+from .pipeline.run import run_plan
 from .report.console import warn
+from .stages.stage import StepResult
 
 
 def load(path: str) -> Model:
@@ -91,3 +93,15 @@ def quantize(model: Model, **options: Any) -> Model:
     settings = convert_values("one-quantize", raw, source)
     step_options = build_options("one-quantize", main=source, section=settings)
     return run_quantize_step(model.copy(), step_options)
+
+
+def resize(model: Model, shapes: str | Sequence[Sequence[int | None]]) -> Model:
+    """Return a resized copy of ``model`` (prints nothing).
+
+    ``shapes`` is the CLI string form (``"[1,3,4],[2]"``) or one sequence of ints per input,
+    where ``-1`` or None marks an unknown dimension and ``()`` a scalar.
+    """
+    from .config.shapes import shapes_of
+    from .stages.resize import resize as resize_model
+
+    return resize_model(model, shapes_of(shapes))

@@ -7,7 +7,7 @@ import pytest
 import one_cmds
 from one_cmds.errors import ConfigError
 from one_cmds.formats import reader
-from one_cmds.stages import importer
+from one_cmds.stages import stage
 
 CONFIG = """
 [onecc]
@@ -45,7 +45,7 @@ def test_build_hands_one_model_from_step_to_step(config, monkeypatch):
     loads = []
     real_load = reader.load
     monkeypatch.setattr(
-        importer, "load", lambda path, warn=None: loads.append(path) or real_load(path, warn)
+        stage, "load", lambda path, warn=None: loads.append(path) or real_load(path, warn)
     )
     results = one_cmds.build(config)
     assert [r.driver for r in results] == ["one-import-tflite", "one-resize", "one-optimize"]
@@ -86,7 +86,7 @@ def test_environment_applies_during_the_call_only(config, monkeypatch):
     seen = []
     real_load = reader.load
     monkeypatch.setattr(
-        importer,
+        stage,
         "load",
         lambda p, warn=None: (
             seen.append(os.environ.get("ONE_CMDS_TEST_VALUE")) or real_load(p, warn)

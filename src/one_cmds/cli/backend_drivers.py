@@ -29,11 +29,11 @@ from one_cmds.config.backend_steps import (
     backend_calls,
     infer_calls,
 )
-from one_cmds.config.drivers import DRIVERS
+from one_cmds.config.drivers import DRIVERS, step_of
 from one_cmds.config.load import plan_from_arguments
 from one_cmds.config.reader import read_config
 from one_cmds.config.sections import read_environment, read_target
-from one_cmds.pipeline import Plan, Step, environment
+from one_cmds.pipeline import Plan, environment
 
 BACKEND_USAGE = (
     "%(prog)s [-h] [-v] [-C CONFIG] [-b BACKEND] [-T TARGET] [--] [COMMANDS FOR BACKEND]"
@@ -99,7 +99,7 @@ def _run_backend(invocation: Invocation, driver: BackendDriver, argv: list[str])
         plan = Plan(environment=read_environment(config), config_path=config.path)
     with environment(plan.environment):
         calls = backend_calls(driver, request)
-    plan.steps.append(Step(driver.name, ToolOptions(calls), section=section))
+    plan.steps.append(step_of(driver.name, ToolOptions(calls), section))
     return run_plans([plan], dry_run=args.dry_run, verbose=args.verbose)
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from one_cmds import pipeline
 from one_cmds.backends.calls import ToolOptions
 from one_cmds.config.drivers import stored_values
+from one_cmds.pipeline import Plan, Step, environment, receives
+from one_cmds.report.console import out
 
 if TYPE_CHECKING:
-    from one_cmds.config.options import DriverOptions
-from one_cmds.pipeline import Plan
-from one_cmds.report.console import out
+    from one_cmds.stages.options import DriverOptions
 
 
 def _format(value: object) -> str:
@@ -21,7 +20,7 @@ def _format(value: object) -> str:
 
 
 def _option_lines(driver: str, options: DriverOptions) -> list[str]:
-    from one_cmds.config.options import OptimizeOptions
+    from one_cmds.stages.options import OptimizeOptions
 
     lines = []
     for option, value in stored_values(driver, options):
@@ -38,18 +37,20 @@ def print_plan(plan: Plan) -> None:
     out(f"plan: {plan.config_path or 'command line'}")
     for key, value in plan.environment.items():
         out(f"environment: {key}={value}")
-    previous: pipeline.Step | None = None
+    from one_cmds.pipeline.run import stage_of
+
+    previous: Step | None = None
     for number, step in enumerate(plan.steps, 1):
         options = step.options
         section = f" [{step.section}]" if step.section else ""
         out(f"{number}. {step.driver}{section}")
         if isinstance(options, ToolOptions):
-            with pipeline.environment(plan.environment):
+            with environment(plan.environment):
                 for call in options.calls:
                     out(f"  runs: {call.describe()}")
             continue
         source = options.input_path
-        if previous is not None and pipeline.same_file(previous.options.output_path, source):
+        if previous is not None and receives(source, previous.options.output_path):
             source = f"in memory from {previous.driver}"
         profile = plan.profile_for(step)
         out(f"  input: {source}")
@@ -58,7 +59,7 @@ def print_plan(plan: Plan) -> None:
         out("  options:")
         for line in _option_lines(step.driver, options):
             out(line)
-        if step.driver not in pipeline.PACKAGING_STEPS:
+        if stage_of(step.driver).produces_model:
             previous = step
 
 
@@ -68,5 +69,7 @@ def run_plans(plans: list[Plan], *, dry_run: bool, verbose: bool) -> int:
         if dry_run:
             print_plan(plan)
         elif plan.steps:
-            pipeline.run_plan(plan, verbose=verbose)  # type: ignore[attr-defined]
+            from one_cmds.pipeline.run import run_plan
+
+            run_plan(plan, verbose=verbose)
     return 0

@@ -3,5 +3,5 @@
 Entry points: :func:`one_cmds.config.load.plan_from_config`,
 :func:`one_cmds.config.load.plan_from_arguments` and
 :func:`one_cmds.config.workflow.plans_from_workflow`; the driver registry is
-:data:`one_cmds.config.options.DRIVERS`.
+:data:`one_cmds.config.drivers.DRIVERS`.
 """

@@ -18,7 +18,7 @@ from one_cmds.config.values import to_bool, type_name
 from one_cmds.report.console import warn
 
 if TYPE_CHECKING:
-    from one_cmds.config.options import InferOptions
+    from one_cmds.stages.options import InferOptions
 
 BOTH_OPTIONS = "'backend' option and 'target' option cannot be used simultaneously."
 REQUIRED = "the following arguments are required: [-b/--backend | -T/--target]"

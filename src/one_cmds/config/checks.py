@@ -222,9 +222,11 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
         if "requantize" in enabled:
             _missing_flags(settings, ("input_model_dtype", "quantized_dtype"), main)
         if "quant_config" in settings:
-            config = _read_quant_config(
-                str(fields["quant_config"]), settings["quant_config"].source
-            )
+            from one_cmds.quant.options import QuantConfig
+
+            path = str(fields["quant_config"])
+            config = _read_quant_config(path, settings["quant_config"].source)
+            fields["quant_config"] = QuantConfig(path, config)
             fields.setdefault("quantized_dtype", config.get("default_quantization_dtype", "uint8"))
             fields.setdefault("granularity", config.get("default_granularity", "layer"))
         fields.setdefault("quantized_dtype", "uint8")

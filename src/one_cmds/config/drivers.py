@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from one_cmds.backends.calls import ToolOptions
 from one_cmds.config import tables
 from one_cmds.config.checks import (
     Verify,
@@ -19,9 +20,10 @@ from one_cmds.config.checks import (
 )
 from one_cmds.config.tables import Option
 from one_cmds.config.values import Kind
+from one_cmds.pipeline.plan import Step
 
 if TYPE_CHECKING:
-    from one_cmds.config.options import DriverOptions
+    from one_cmds.stages.options import DriverOptions
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class DriverSpec:
     @property
     def model(self) -> type[DriverOptions]:
         """The option model (pydantic, imported on first use)."""
-        from one_cmds.config import options
+        from one_cmds.stages import options
 
         return getattr(options, self.model_name)
 
@@ -157,3 +159,10 @@ def command_line(driver: str, options: DriverOptions) -> str:
         else:
             parts.append(f"--{option.name} {value}")
     return " ".join(parts)
+
+
+def step_of(driver: str, options: DriverOptions | ToolOptions, section: str | None) -> Step:
+    """The plan step of a driver; a step that writes a log gets its command line."""
+    if isinstance(options, ToolOptions):
+        return Step(driver, options, section=section)
+    return Step(driver, options, section=section, command=command_line(driver, options))

@@ -13,7 +13,7 @@ from one_cmds.config.backend_steps import (
     backend_calls,
     infer_calls,
 )
-from one_cmds.config.drivers import DRIVERS
+from one_cmds.config.drivers import DRIVERS, step_of
 from one_cmds.config.groups import check_optimization_name, load_group
 from one_cmds.config.reader import ConfigFile, read_config
 from one_cmds.config.resolve import OPTIMIZE, build_options, convert_values
@@ -30,7 +30,7 @@ from one_cmds.config.source import COMMAND_LINE, Source, unrecognized
 from one_cmds.config.steps import ALL_STEPS, RUN_STEPS
 from one_cmds.config.values import Settings
 from one_cmds.errors import UnsupportedError
-from one_cmds.pipeline import Plan, Step
+from one_cmds.pipeline import Plan
 from one_cmds.pipeline import environment as pipeline_environment
 from one_cmds.report.console import warn
 
@@ -102,7 +102,7 @@ def plan_from_config(
             )
             with pipeline_environment(environment):
                 calls = backend_calls(BACKEND_DRIVERS[step], request)
-            steps.append(Step(step, ToolOptions(calls), section=step))
+            steps.append(step_of(step, ToolOptions(calls), step))
             continue
         options = build_options(
             step,
@@ -111,11 +111,11 @@ def plan_from_config(
             groups=groups if step == OPTIMIZE else (),
             cli=_command_line((cli or {}).get(step), step, usage=False),
         )
-        from one_cmds.config.options import InferOptions
+        from one_cmds.stages.options import InferOptions
 
         if isinstance(options, InferOptions):
             options = ToolOptions(infer_calls(options))
-        steps.append(Step(step, options, section=step))
+        steps.append(step_of(step, options, step))
     for step in ALL_STEPS:
         if step in switches.enabled or step not in config.sections:
             continue
@@ -163,5 +163,5 @@ def plan_from_arguments(
         groups=groups,
         cli=_command_line(cli, driver, usage=config is None),
     )
-    step = Step(driver, options, section=name if config is not None else None)
+    step = step_of(driver, options, name if config is not None else None)
     return Plan(steps=[step], config_path=path)

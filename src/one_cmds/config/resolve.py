@@ -10,7 +10,7 @@ from one_cmds.config.drivers import DRIVERS, REFERENCE_KEYS
 from one_cmds.config.groups import o1_settings
 
 if TYPE_CHECKING:
-    from one_cmds.config.options import DriverOptions
+    from one_cmds.stages.options import DriverOptions
 from one_cmds.config.source import Source, same_option, unrecognized
 from one_cmds.config.tables import LEGACY_OPTIMIZE_KEYS
 from one_cmds.config.values import Setting, Settings, convert
@@ -82,4 +82,5 @@ def build_options(
     for key in ("O1", "O"):
         merged.pop(key, None)
     spec = DRIVERS[driver]
-    return spec.model.model_validate(spec.verify(merged, main))
+    fields = spec.verify(merged, main)  # before the model loads: errors stay quick
+    return spec.model.model_validate(fields)

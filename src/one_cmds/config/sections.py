@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 from one_cmds.config.groups import include_names
@@ -22,7 +21,7 @@ from one_cmds.config.steps import (
     PROFILE,
 )
 from one_cmds.config.values import Kind, convert, to_bool, type_name
-from one_cmds.report.console import warn
+from one_cmds.report.console import notice, warn
 
 LEGACY_WARNING = "UserWarning: [one-build] section will be deprecated. Please use [onecc] section."
 PROFILE_KEYS = ("profile_info", "generate_profile_data")
@@ -80,7 +79,7 @@ def _switch_sections(config: ConfigFile, legacy: bool) -> list[str]:
         return [ONECC] + ([ONE_BUILD] if ONE_BUILD in sections else [])
     if ONE_BUILD not in sections:
         raise config.source().error("[onecc] section is required in configuration file")
-    print(LEGACY_WARNING, file=sys.stderr, flush=True)
+    notice(LEGACY_WARNING)
     return [ONE_BUILD]
 
 

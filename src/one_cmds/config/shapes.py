@@ -7,9 +7,11 @@ unknown dimension, ``[]`` a scalar.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import OneCmdsError
+from ..ir.shape_list import ShapeList
 
 if TYPE_CHECKING:  # the IR loads numpy: not needed to parse a shape string
     from ..ir import Shape
@@ -78,6 +80,20 @@ def _parse_shape(token: str) -> Shape:
     return tuple(dims)
 
 
-def format_shape(shape: Shape) -> str:
-    """``[1, -1, 3]`` style, as the resize listing prints shapes."""
-    return "[" + ", ".join("-1" if d is None else str(d) for d in shape) + "]"
+def shapes_of(value: str | Sequence[Sequence[int | None]]) -> ShapeList:
+    """Shapes given to the Python API (``one_cmds.resize``): the string form, or one sequence
+    of ints per input where ``-1`` or None marks an unknown dimension and ``()`` a scalar."""
+    if isinstance(value, str):
+        return ShapeList(parse_shapes(value), value)
+    result: list[Shape] = []
+    for i, shape in enumerate(value):
+        dims: list[int | None] = []
+        for d in shape:
+            if d is not None and not (isinstance(d, int) and -1 <= d <= INT32_MAX):
+                raise ShapeStringError(
+                    f"Error during shape processing: shape {i} has dimension {d!r} "
+                    "(expected a size >= 0, or -1/None for an unknown dimension)"
+                )
+            dims.append(None if d in (None, -1) else d)
+        result.append(tuple(dims))
+    return ShapeList(result, str(result))

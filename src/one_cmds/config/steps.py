@@ -1,32 +1,18 @@
-"""Step switches, sections and execution order of a configuration (cli-and-config.md §8, §9)."""
+"""Step switches and sections of a configuration (cli-and-config.md §8, §9); the steps and
+their order are the pipeline's (``pipeline.plan``)."""
 
 from __future__ import annotations
 
-from one_cmds.pipeline import STEP_ORDER
+from one_cmds.pipeline.plan import IMPORT_SWITCHES, STEP_ORDER
+from one_cmds.pipeline.plan import RUN_STEPS as _RUNNABLE
 
-IMPORT_SWITCHES = (
-    "one-import-tflite",
-    "one-import-circle",
-    "one-import-tf",
-    "one-import-onnx",
-    "one-import-bcq",
-    "one-import-pytorch",
-)
+__all__ = ["IMPORT_SWITCHES"]
 # Every step key of [onecc], in execution order (§9).
-ALL_STEPS = (
-    *IMPORT_SWITCHES,
-    "one-resize",
-    "one-optimize",
-    "one-quantize",
-    "one-pack",
-    "one-codegen",
-    "one-profile",
-    "one-partition",
-    "one-infer",
-)
+ALL_STEPS = STEP_ORDER
 # The legacy one-build runs every step but one-infer (§9.1).
 LEGACY_STEPS = tuple(step for step in ALL_STEPS if step != "one-infer")
-RUN_STEPS = frozenset(STEP_ORDER)
+# The steps this project runs.
+RUN_STEPS = frozenset(_RUNNABLE)
 ONECC = "onecc"
 ONE_BUILD = "one-build"
 ENVIRONMENT = "Environment"

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from one_cmds.config.shapes import ShapeStringError, parse_named_shapes, parse_shapes
 from one_cmds.config.source import Source
+from one_cmds.ir.shape_list import NamedShapeList, ShapeList
 
 # configparser.getboolean's accepted strings.
 BOOLEAN_STRINGS = {
@@ -41,13 +42,16 @@ class Kind(Enum):
     # Kept as given (string or number) and checked by the driver's verification, whose
     # order and messages the spec fixes (one-quantize, §17.4).
     RAW = "string or number"
-    # A one-resize shape string (resize.md §2), checked here and kept as given.
+    # A one-resize shape string (resize.md §2): its shapes, remembering the string.
     SHAPES = "shape string"
     # A one-import-onnx shape string, also with tensor names (onnx-import.md §8.2).
     IO_SHAPES = "named shape string"
 
 
-_SHAPE_PARSERS = {Kind.SHAPES: parse_shapes, Kind.IO_SHAPES: parse_named_shapes}
+_SHAPE_PARSERS = {
+    Kind.SHAPES: (parse_shapes, ShapeList),
+    Kind.IO_SHAPES: (parse_named_shapes, NamedShapeList),
+}
 _ITEM_KIND = {Kind.STR_LIST: Kind.STR, Kind.INT_LIST: Kind.INT, Kind.FLOAT_LIST: Kind.FLOAT}
 
 
@@ -88,15 +92,17 @@ def _string(value: object, source: Source, key: str) -> str:
     return value
 
 
-def _shapes(text: str, source: Source, key: str, parse: Callable[[str], object]) -> str:
-    """The shape string, once it parses: a bad one stops the build before any step runs."""
+def _shapes(
+    text: str, source: Source, key: str, parse: Callable[[str], list], typed: type
+) -> object:
+    """The parsed shapes (remembering ``text``): a bad string stops the build before any
+    step runs."""
     try:
-        parse(text)
+        return typed(parse(text), text)
     except ShapeStringError as e:
         if source.usage:
             raise  # the driver's own message, exit 255 (resize.md §7)
         raise source.error(e.message, key=key) from None
-    return text
 
 
 def convert(
@@ -116,7 +122,7 @@ def convert(
     if kind is Kind.STR:
         return _string(value, source, key)
     if kind in _SHAPE_PARSERS:
-        return _shapes(_string(value, source, key), source, key, _SHAPE_PARSERS[kind])
+        return _shapes(_string(value, source, key), source, key, *_SHAPE_PARSERS[kind])
     if kind is Kind.CHOICE:
         text = _string(value, source, key)
         if text not in choices:

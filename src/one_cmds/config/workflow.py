@@ -14,13 +14,13 @@ from one_cmds.config.backend_steps import (
     workflow_backend_request,
     workflow_command,
 )
-from one_cmds.config.drivers import DRIVERS
+from one_cmds.config.drivers import DRIVERS, step_of
 from one_cmds.config.load import plan_from_config
 from one_cmds.config.reader import read_text
 from one_cmds.config.resolve import build_options, convert_values
 from one_cmds.config.source import Source
 from one_cmds.errors import UnsupportedError
-from one_cmds.pipeline import Plan, Step
+from one_cmds.pipeline import Plan
 
 NOT_FOUND = "Not found given workflow file"
 INVALID = "Invalid workflow file"
@@ -114,7 +114,7 @@ def _steps_plan(workflow: dict[str, object], name: str, path: str) -> Plan:
         if not isinstance(driver, str) or (driver not in DRIVERS and driver not in BACKEND_DRIVERS):
             raise UnsupportedError(f"{driver} is not supported" + source.context())
         commands = _object(body["commands"], '"commands"', source)  # type: ignore[index]
-        steps.append(Step(driver, _step_options(driver, commands, source), section=None))
+        steps.append(step_of(driver, _step_options(driver, commands, source), None))
     return Plan(steps=steps, config_path=path)
 
 

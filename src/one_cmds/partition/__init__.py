@@ -3,9 +3,9 @@
 
 ``partfile`` reads the ``.part`` file, ``groups`` forms the parts (seed, merge, cleanup),
 ``models`` turns a part into a model, ``connection`` writes ``conn.json``/``conn.ini`` and
-``stage`` ties them together.
+``partitioner`` ties them together.
 """
 
-from .stage import partition
+from .partitioner import partition
 
 __all__ = ["partition"]

@@ -27,6 +27,7 @@ from ..ir import Model, QuantParam, Tensor
 from ..shape import ShapeInferenceError, infer_shapes
 from .data import Record
 from .errors import QuantizeError
+from .options import CalibrationOptions
 from .ranges import final_range
 
 UNOBSERVED_OPS = frozenset(
@@ -155,7 +156,7 @@ def _batched(model: Model, wanted: set[int], batch: int) -> tuple[Model, dict[in
     return copy, {id(new): old for new, old in pairs}
 
 
-def store_ranges(minmax: MinMax, options) -> None:
+def store_ranges(minmax: MinMax, options: CalibrationOptions) -> None:
     """Give every observed tensor a per-tensor qparam holding only its range (§3.3)."""
     for key, t in minmax.tensors.items():
         lo, hi = final_range(minmax.mins[key], minmax.maxs[key], options)

@@ -14,7 +14,6 @@ per (tensor, dtype) is shared by the operators that need it; a graph output keep
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -22,6 +21,7 @@ from ..ir import Graph, Model, Operator, Tensor
 from .activations import DTYPES, has_range, output_kind, range_qparam, special_qparam
 from .errors import QuantizeError
 from .io_types import replace_in_signatures, take_name
+from .options import QuantConfig
 
 # Operators whose constant inputs §11.1 quantizes with the model dtype.
 _BACKWARD_CONSTANTS = frozenset({"CONCATENATION", "PACK", "ONE_HOT", "PADV2"})
@@ -54,29 +54,15 @@ class Precision:
         return list(self._layers.values())
 
 
-def read_config(path: str) -> dict[str, Any]:
-    """The ``quant_config`` JSON object at ``path``."""
-    try:
-        with open(path, encoding="utf-8") as stream:
-            data = json.load(stream)
-    except OSError:
-        raise QuantizeError(f"Not found given quantization configuration file: {path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        data = None
-    if not isinstance(data, dict):
-        raise QuantizeError(f"Failed to decode {path}. Please check it is a json file.")
-    return data
-
-
 def load_precision(
-    config: str | Mapping[str, Any] | None, graph: Graph, dtype: str, granularity: str
+    config: QuantConfig | Mapping[str, Any] | None, graph: Graph, dtype: str, granularity: str
 ) -> Precision:
-    """The precision of ``graph``'s operators under ``config`` (a path, a parsed JSON
-    object, or None for none)."""
+    """The precision of ``graph``'s operators under ``config`` (the read ``quant_config``,
+    its JSON object, or None for none)."""
     precision = Precision(dtype, granularity)
     if config is None:
         return precision
-    data = read_config(config) if isinstance(config, str) else config
+    data = config.data if isinstance(config, QuantConfig) else config
     by_name = {op.outputs[0].name: op for op in graph.operators if op.outputs}
     seen: set[str] = set()
     for entry in data.get("layers") or []:

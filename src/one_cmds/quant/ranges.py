@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .errors import QuantizeError
+from .options import CalibrationMode, CalibrationOptions
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -37,15 +38,13 @@ def moving_average(values: Sequence[float], batch: int, const: float, extreme) -
 
 
 def final_range(
-    mins: Sequence[float], maxs: Sequence[float], options
+    mins: Sequence[float], maxs: Sequence[float], options: CalibrationOptions
 ) -> tuple[np.float32, np.float32]:
     """The (min, max) of one tensor under the step's ``mode`` and its parameters, as float32."""
-    if options.mode == "percentile":
+    if options.mode == CalibrationMode.percentile:
         lo = percentile(mins, options.min_percentile)
         hi = percentile(maxs, options.max_percentile)
-    elif options.mode == "moving_average":
+    else:
         lo = moving_average(mins, options.moving_avg_batch, options.moving_avg_const, np.min)
         hi = moving_average(maxs, options.moving_avg_batch, options.moving_avg_const, np.max)
-    else:
-        raise QuantizeError("Unsupported mode")
     return np.float32(lo), np.float32(hi)

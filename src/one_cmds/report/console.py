@@ -111,6 +111,13 @@ def warn(message: str) -> None:
     _record(line)
 
 
+def notice(line: str) -> None:
+    """Print a line on stderr as it is (a reference tool's own warning text) and flush."""
+    _print(sys.stderr, line)
+    sys.stderr.flush()
+    _record(line)
+
+
 def error(line: str) -> None:
     """Print an error line on stderr (the CLI's ``<prog>: <message>``)."""
     _print(sys.stderr, line, "red")

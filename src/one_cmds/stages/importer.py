@@ -6,20 +6,21 @@ lowers an ONNX model (onnx-import.md). Loading stamps origins and the source md5
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..formats.reader import load
 from ..ir import Model
 from ..report.console import detail, warn
+from .options import ImportOnnxOptions, ImportOptions
+from .stage import Stage
 
 
-def import_model(path: str) -> Model:
-    return load(path, warn=warn)
+class OnnxImportStage(Stage[ImportOnnxOptions]):
+    """The ``.onnx`` file imported with the step's options; the ``-V`` listing goes to the
+    step log (and stdout with ``-V``)."""
+
+    def load(self, options: ImportOnnxOptions) -> Model:
+        from ..frontends.onnx import import_onnx
+
+        return import_onnx(options.input_path, options, warn=warn, note=detail)
 
 
-def import_onnx_model(options: Any) -> Model:
-    """The ``.onnx`` file of ``options.input_path`` imported with the step's options; the
-    ``-V`` listing goes to the step log (and stdout with ``-V``)."""
-    from ..frontends.onnx import import_onnx
-
-    return import_onnx(options.input_path, options, warn=warn, note=detail)
+IMPORT: Stage[ImportOptions] = Stage()
+IMPORT_ONNX = OnnxImportStage()

@@ -17,6 +17,9 @@ from ..errors import ExportError, StageError
 from ..formats.files import Output, open_model_bytes, source_of, write_atomically
 from ..formats.writer import save
 from ..ir import Model
+from ..report.console import out
+from .options import PackOptions
+from .stage import PackagingStage
 
 MANIFEST_VERSION = ("1", "2", "0")
 
@@ -91,3 +94,14 @@ def _text(text: str) -> Callable[[Output], None]:
     """A ``write_atomically`` callback writing ``text`` as UTF-8."""
     data = text.encode()
     return lambda output: output.write(data)
+
+
+class PackStage(PackagingStage[PackOptions]):
+    """``[one-pack]``: the package of the handed-on model, or of the input file's bytes."""
+
+    def save(self, model: Model | None, options: PackOptions, profile: bool) -> int:
+        out(pack(model, options.input_path, options.output_path, profile=profile))
+        return 0
+
+
+PACK = PackStage()

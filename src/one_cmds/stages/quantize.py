@@ -20,6 +20,7 @@ from ..interp import Interpreter, InterpreterError
 from ..ir import Model
 from ..quant.checks import check_constant_operands, check_float_model, check_quantized
 from ..quant.data import count, records
+from ..quant.default_pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
 from ..quant.fake_quantize import fake_quantize
 from ..quant.layer_errors import (
     CSV_SUFFIX,
@@ -31,18 +32,14 @@ from ..quant.layer_errors import (
 )
 from ..quant.metrics import METRICS, report
 from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
-from ..quant.pipeline import (
-    calibrate,
-    check_supported,
-    fake_quantize_weights,
-    quantize_with_minmax,
-)
 from ..report.console import detail, out, progress, table, warn
+from .options import QuantizeOptions
+from .stage import Stage
 
 IN_MEMORY = "<memory>"  # the output_path of one_cmds.quantize() unless the caller gives one
 
 
-def run_quantize_step(model: Model, options: Any) -> Model:
+def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     """Quantize ``model`` in place as the step's options say."""
     action = options.action
     if action == "force_quantparam":
@@ -60,11 +57,9 @@ def run_quantize_step(model: Model, options: Any) -> Model:
     if action != "default":
         raise UnsupportedError(f"one-quantize: {action} is not implemented yet")
     original = model.copy() if options.evaluate_result else None
-    dtype, granularity = options.quantized_dtype.lower(), options.granularity.lower()
-    check_supported(dtype, granularity)
     check_float_model(model)
     check_constant_operands(model)
-    fake_quantize_weights(model, dtype, granularity, options.quant_config)
+    fake_quantize_weights(model, options.quantized_dtype, options.granularity, options.quant_config)
     _intermediate(model, options, "weights_fake_quant")
     data = records(model.main.inputs, options.input_data, options.input_data_format)
     total = count(options.input_data, options.input_data_format)
@@ -72,13 +67,13 @@ def run_quantize_step(model: Model, options: Any) -> Model:
         calibrate(model, _counted(data, advance), options, note=detail)
     _intermediate(model, options, "minmax_recorded")
     quantize_with_minmax(model, options)
-    check_quantized(model, dtype)
+    check_quantized(model, options.quantized_dtype)
     if original is not None:
         _evaluate(original, model, options)
     return model
 
 
-def _evaluate(original: Model, quantized: Model, options: Any) -> None:
+def _evaluate(original: Model, quantized: Model, options: QuantizeOptions) -> None:
     """§16: the fake-quantized output against the float input model on ``test_data``."""
     simulated = quantized.copy()
     fake_quantize(simulated)
@@ -94,7 +89,7 @@ def _evaluate(original: Model, quantized: Model, options: Any) -> None:
     _layer_error_report(original, quantized, options)
 
 
-def _layer_error_report(original: Model, quantized: Model, options: Any) -> None:
+def _layer_error_report(original: Model, quantized: Model, options: QuantizeOptions) -> None:
     """The per-layer errors (a one-cmds addition): the worst tensors as a table on stdout,
     every tensor in ``<output_path>.qerror.csv``."""
     data = records(original.main.inputs, options.test_data, options.input_data_format)
@@ -118,10 +113,19 @@ def _counted(data: Iterable[Any], advance: Callable[[], None]) -> Iterator[Any]:
         advance()
 
 
-def _intermediate(model: Model, options: Any, suffix: str) -> None:
+def _intermediate(model: Model, options: QuantizeOptions, suffix: str) -> None:
     """``<b>.<suffix>.circle`` next to the output, with ``save_intermediate`` (cli §16)."""
     if not options.save_intermediate:
         return
     base = os.path.splitext(os.path.basename(options.input_path))[0]
     folder = os.path.dirname(os.path.abspath(os.path.expanduser(options.output_path)))
     save(model, os.path.join(folder, f"{base}.{suffix}.circle"))
+
+
+class QuantizeStage(Stage[QuantizeOptions]):
+    def run(self, model: Model | None, options: QuantizeOptions) -> Model:
+        assert model is not None
+        return run_quantize_step(model, options)
+
+
+QUANTIZE = QuantizeStage()

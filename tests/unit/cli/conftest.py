@@ -1,6 +1,7 @@
 import pytest
 
 from one_cmds import pipeline
+from one_cmds.pipeline import run
 
 
 @pytest.fixture
@@ -14,5 +15,5 @@ def runs(monkeypatch, tmp_path):
         calls.append((plan, verbose))
         return []
 
-    monkeypatch.setattr(pipeline, "run_plan", run_plan)
+    monkeypatch.setattr(run, "run_plan", run_plan)
     return calls

@@ -65,7 +65,7 @@ def test_config_section_and_overrides(runs):
         )
     assert drivers.one_resize(["-C", "a.cfg", "-s", "[3]"]) == 0
     assert drivers.one_resize(["-C", "a.cfg", "-S", "other"]) == 0
-    assert [plan.steps[0].options.input_shapes for plan, _ in runs] == ["[3]", "[2]"]
+    assert [str(plan.steps[0].options.input_shapes) for plan, _ in runs] == ["[3]", "[2]"]
     assert runs[1][0].steps[0].options.input_path == "c"
 
 

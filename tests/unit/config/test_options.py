@@ -1,16 +1,18 @@
 import pytest
-from pydantic import ValidationError
 
 from one_cmds.config.backend_steps import BACKEND_DRIVERS
 from one_cmds.config.drivers import DRIVERS, command_line
-from one_cmds.config.options import (
+from one_cmds.config.passes import PASS_NAMES
+from one_cmds.config.resolve import build_options, convert_values
+from one_cmds.config.source import Source
+from one_cmds.errors import ConfigError
+from one_cmds.pipeline.plan import RUN_STEPS as STEP_ORDER
+from one_cmds.stages.options import (
     ImportOptions,
     OptimizeOptions,
     QuantizeOptions,
     ResizeOptions,
 )
-from one_cmds.config.passes import PASS_NAMES
-from one_cmds.pipeline import STEP_ORDER
 
 
 def test_registry_covers_the_steps_this_project_runs():
@@ -22,23 +24,30 @@ def test_registry_covers_the_steps_this_project_runs():
     assert "O" not in DRIVERS["one-optimize"].keys
 
 
+def built(driver, **raw):
+    """The step options the configuration builds from a section's raw values."""
+    source = Source(place="test")
+    return build_options(driver, main=source, section=convert_values(driver, raw, source))
+
+
 def test_passes_are_complete_and_ordered():
-    options = OptimizeOptions(
-        input_path="a", output_path="b", passes={"fuse_bcq": True, "fold_cast": True}
-    )
+    options = built("one-optimize", input_path="a", output_path="b", fuse_bcq=True, fold_cast=True)
+    assert isinstance(options, OptimizeOptions)
     assert list(options.passes) == list(PASS_NAMES)
     assert options.enabled_passes == ["fold_cast", "fuse_bcq"]
-    with pytest.raises(ValidationError, match="unknown passes: fold_cst"):
-        OptimizeOptions(input_path="a", output_path="b", passes={"fold_cst": True})
+    with pytest.raises(ConfigError, match="fold_cst"):
+        built("one-optimize", input_path="a", output_path="b", fold_cst=True)
 
 
 def test_command_line_optimize():
-    options = OptimizeOptions(
+    options = built(
+        "one-optimize",
         input_path="a.circle",
         output_path="b.circle",
         generate_profile_data=True,
-        change_outputs=["x", "y"],
-        passes={"fuse_bcq": True, "convert_nchw_to_nhwc": True},
+        change_outputs="x,y",
+        fuse_bcq=True,
+        convert_nchw_to_nhwc=True,
     )
     assert command_line("one-optimize", options) == (
         "one-optimize --input_path a.circle --output_path b.circle --generate_profile_data "
@@ -71,7 +80,9 @@ def test_command_line_quantize():
 
 
 def test_command_line_resize_and_import():
-    resize = ResizeOptions(input_path="a", output_path="b", input_shapes="[1,2],[3]")
+    resize = built("one-resize", input_path="a", output_path="b", input_shapes="[1,2],[3]")
+    assert isinstance(resize, ResizeOptions)
+    assert list(resize.input_shapes) == [(1, 2), (3,)]
     assert command_line("one-resize", resize) == (
         "one-resize --input_path a --output_path b --input_shapes [1,2],[3]"
     )

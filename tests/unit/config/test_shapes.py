@@ -2,7 +2,8 @@
 
 import pytest
 
-from one_cmds.config.shapes import ShapeStringError, format_shape, parse_shapes
+from one_cmds.config.shapes import ShapeStringError, parse_shapes
+from one_cmds.stages.resize import format_shape
 
 U = None
 

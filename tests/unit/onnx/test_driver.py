@@ -65,7 +65,10 @@ def test_every_import_option_reaches_the_importer(received):
     [(path, options, warn, note)] = received
     assert path == CNN
     for name in OnnxOptions.model_fields:
-        expected = {"input_shapes": "x[2,3,16,16]", "output_shapes": "[2,8,16,16]"}
+        expected = {
+            "input_shapes": (("x", (2, 3, 16, 16)),),
+            "output_shapes": ((None, (2, 8, 16, 16)),),
+        }
         assert getattr(options, name) == expected.get(name, True), name
     assert warn is not None and note is not None
     shape = one_cmds.load("m.circle").main.inputs[0].shape  # NHWC once the layout pass is in

@@ -12,8 +12,8 @@ from one_cmds.errors import OneCmdsError
 from one_cmds.interp import Interpreter
 from one_cmds.ir import Graph, Model, Operator, QuantParam, Tensor
 from one_cmds.quant.data import records
+from one_cmds.quant.default_pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
 from one_cmds.quant.mixed_precision import load_precision, remove_redundant_quantize
-from one_cmds.quant.pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
 from support.litert import random_inputs
 
 MEAN, FC, SOFTMAX = "Mean", "MatMul;add_2", "Identity"

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import onnx
 
-from ...config.options import OnnxOptions
 from ...ir import Graph, Model, SignatureDef, Tensor
 from ...shape import ShapeInferenceError, infer_shapes
 from . import ops  # noqa: F401  (registers the converters)
@@ -17,6 +16,7 @@ from .io_shapes import apply_input_shapes, check_output_shapes
 from .loader import load_source
 from .lowering import INSIDE, Lowering, lower_nodes
 from .node import Node
+from .options import OnnxOptions
 
 # Graph I/O element types kept at the boundary (computed inside as INSIDE says, §7.2).
 BOUNDARY = {
@@ -49,8 +49,7 @@ def import_onnx(
     apply_input_shapes(source, options)
     facts = gather_facts(source)
     check_output_shapes(source, facts, options, warn)
-    lo = Lowering(facts, path, warn)
-    lo.options = options
+    lo = Lowering(facts, path, warn, options)
     graph = source.model.graph
     inputs = _graph_inputs(lo, graph, path)
     nodes = [Node(graph.node[k], k, _opset_of(source, graph.node[k])) for k in source.order]

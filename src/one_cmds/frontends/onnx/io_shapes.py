@@ -11,17 +11,18 @@ from collections.abc import Callable
 
 import onnx
 
-from ...config.shapes import parse_named_shapes
+from ...ir.shape_list import NamedShapeList
 from .errors import OnnxImportError
 from .folding import Facts, Shape, dim_of
 from .loader import OnnxSource
+from .options import OnnxOptions
 
 
-def parse_io_shapes(text: str, infos: list[onnx.ValueInfoProto]) -> dict[str, Shape]:
-    """The shapes of ``text`` by value name (positional entries follow ``infos``)."""
+def shapes_by_name(entries: NamedShapeList, infos: list[onnx.ValueInfoProto]) -> dict[str, Shape]:
+    """The shapes of the option's entries by value name (positional ones follow ``infos``)."""
     known = {info.name for info in infos}
     shapes: dict[str, Shape] = {}
-    for k, (name, shape) in enumerate(parse_named_shapes(text)):
+    for k, (name, shape) in enumerate(entries):
         if name is None:
             if k < len(infos):
                 shapes[infos[k].name] = shape
@@ -53,14 +54,15 @@ def _set_dims(info: onnx.ValueInfoProto, shape: Shape) -> None:
             dim.dim_value = d
 
 
-def apply_input_shapes(source: OnnxSource, options) -> None:
+def apply_input_shapes(source: OnnxSource, options: OnnxOptions) -> None:
     """Give graph inputs the shapes of the options before shapes are inferred."""
     graph = source.model.graph
     initializers = {t.name for t in graph.initializer}
     inputs = [i for i in graph.input if i.name not in initializers]
     if options.input_shapes:
+        given = shapes_by_name(options.input_shapes, inputs)
         for info in inputs:
-            shape = parse_io_shapes(options.input_shapes, inputs).get(info.name)
+            shape = given.get(info.name)
             if shape is not None:
                 _set_dims(info, shape)
     if options.dynamic_batch_to_single_batch:
@@ -71,12 +73,12 @@ def apply_input_shapes(source: OnnxSource, options) -> None:
 
 
 def check_output_shapes(
-    source: OnnxSource, facts: Facts, options, warn: Callable[[str], None]
+    source: OnnxSource, facts: Facts, options: OnnxOptions, warn: Callable[[str], None]
 ) -> None:
     """Declared output dims against inference: a contradiction warns, the computed shape is
     used; ``--output_shapes`` fills what inference cannot know."""
     outputs = list(source.model.graph.output)
-    given = parse_io_shapes(options.output_shapes, outputs) if options.output_shapes else {}
+    given = shapes_by_name(options.output_shapes, outputs) if options.output_shapes else {}
     for info in outputs:
         computed = facts.shapes.get(info.name)
         declared = tuple(dim_of(d) for d in _dims(info))

@@ -17,7 +17,7 @@ from .layout_sink import Sink
 from .ops.common import CHANNELS_FIRST, CHANNELS_LAST
 
 if TYPE_CHECKING:
-    from .importer import OnnxOptions
+    from .options import OnnxOptions
 
 
 def arrange_layout(model: Model, options: OnnxOptions) -> str:

@@ -23,6 +23,7 @@ from ...ir.schema import new_options
 from .errors import OnnxFileError, Unsupported
 from .folding import Facts, Shape, known_elements
 from .node import Node
+from .options import OnnxOptions
 
 Converter = Callable[[Node, "Lowering"], None]
 CONVERTERS: dict[str, Converter] = {}
@@ -64,10 +65,13 @@ def converter(*op_types: str) -> Callable[[Converter], Converter]:
 class Lowering:
     """The state of one import: ONNX values bound to IR tensors, the emitted operators."""
 
-    def __init__(self, facts: Facts, path: str, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, facts: Facts, path: str, warn: Callable[[str], None], options: OnnxOptions
+    ) -> None:
         self.facts = facts
         self.path = path
         self.warn = warn
+        self.options = options  # what converters may consult (unroll_lstm, unroll_rnn, ...)
         self.values: dict[str, Tensor] = {}
         self.operators: list[Operator] = []
         self.names: dict[str, int] = {}

@@ -6,12 +6,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from ...errors import StageError
 from ...ir import Model
 from ...passes import load_passes
 from ...report.console import detail
+from ..options import OptimizeOptions
 from .order import (
     ALWAYS,
     ARGUMENTS,
@@ -21,6 +21,7 @@ from .order import (
     NCHW_CONVERSION,
     NCHW_OPTIONAL,
     NCHW_RESOLVERS,
+    REPORT_ORDER,
 )
 from .outputs import change_outputs
 from .runner import Runner
@@ -30,7 +31,7 @@ from .verification import verify
 __all__ = ["change_outputs", "optimize"]
 
 
-def optimize(model: Model, options: Any, *, copy: bool = False) -> Model:
+def optimize(model: Model, options: OptimizeOptions, *, copy: bool = False) -> Model:
     """Run the enabled passes on ``model`` in place (every one must be implemented), or on a
     copy that shares its weights with ``copy=True``."""
     with _collector_paused():
@@ -52,7 +53,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _optimize(model: Model, options: Any) -> Model:
+def _optimize(model: Model, options: OptimizeOptions) -> Model:
     passes = load_passes()
     enabled = [name for name in options.enabled_passes if name not in ARGUMENTS]
     missing = [name for name in enabled if name not in passes]
@@ -77,7 +78,7 @@ def _optimize(model: Model, options: Any) -> Model:
         runner.graph_phase(index, main)
     nhwc_outputs = NCHW_CONVERSION in on and options.passes.get("nchw_to_nhwc_output_shape")
     validate(model, before, options, nhwc_outputs=bool(nhwc_outputs))
-    for name in [*MAIN_PHASE, FIRST, *MODULE_PHASE, NCHW_CONVERSION]:
+    for name in REPORT_ORDER:
         if name in runner.counts:
             count = runner.counts[name]
             detail(f"{name}: {count} rewrite{'s' if count != 1 else ''}")

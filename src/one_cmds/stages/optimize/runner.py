@@ -5,13 +5,13 @@ removal and shape/type inference); a phase ends with a sweep that changes nothin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ...errors import StageError
 from ...ir import Model
 from ...passes import GRAPH, PassSpec
 from ...passes.toolkit import GraphEditor
 from ...shape import infer_shapes
+from ..options import OptimizeOptions
 
 # Sweeps allowed per phase, beyond two per operator, before a phase is declared unsettled.
 SWEEP_MARGIN = 100
@@ -20,7 +20,7 @@ SWEEP_MARGIN = 100
 class Runner:
     """Runs phases on one model and counts the rewrites of each pass."""
 
-    def __init__(self, model: Model, options: Any, passes: dict[str, PassSpec]) -> None:
+    def __init__(self, model: Model, options: OptimizeOptions, passes: dict[str, PassSpec]) -> None:
         self.model = model
         self.options = options
         self.passes = passes
@@ -57,7 +57,7 @@ class Runner:
 
     def _sweep(self, index: int, specs: list[PassSpec]) -> bool:
         """One sweep; whether a pass changed the graph (the sweep then stops)."""
-        editor = GraphEditor(self.model, index, self.options)
+        editor = GraphEditor(self.model, index)
         for spec in specs:
             if spec.scope == GRAPH:
                 rewrites = spec.run(editor)
@@ -65,7 +65,7 @@ class Runner:
                 rewrites = spec.run(self.model, self.options)
             if editor.changed:
                 editor.commit()
-                editor = GraphEditor(self.model, index, self.options)
+                editor = GraphEditor(self.model, index)
             if self._count(spec, rewrites):
                 return True
         return False

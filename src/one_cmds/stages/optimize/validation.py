@@ -4,11 +4,10 @@ warning with ``disable_validation``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...errors import StageError
 from ...ir import Graph, Model, Operator, Shape
 from ...report.console import warn
+from ..options import OptimizeOptions
 
 MESSAGE = "Optimized graph is invalid"
 
@@ -20,16 +19,18 @@ def interface(model: Model) -> Interface:
     return [[(t.dtype, t.shape) for t in g.outputs] for g in model.graphs]
 
 
-def validate(model: Model, before: Interface, options: Any, *, nhwc_outputs: bool) -> None:
+def validate(
+    model: Model, before: Interface, options: OptimizeOptions, *, nhwc_outputs: bool
+) -> None:
     """Check the optimized model against ``before`` (taken after the passes that change the
     interface on purpose); ``nhwc_outputs``: rank-4 outputs were permuted NCHW -> NHWC."""
     problem = _first_problem(model, before, nhwc_outputs)
     if problem is None:
         return
     message = f"{MESSAGE} ({problem})"
-    if not getattr(options, "disable_validation", False):
+    if not options.disable_validation:
         raise StageError(message)
-    if not getattr(options, "mute_warnings", False):
+    if not options.mute_warnings:
         warn(message)
 
 

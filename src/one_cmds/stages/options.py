@@ -1,14 +1,16 @@
-"""Option models (pydantic) of the steps this project runs (cli-and-config.md §17). Loaded
-when a step's options are built, not to check a configuration (:mod:`.drivers` names them)."""
+"""Option models (pydantic) of the steps this project runs (cli-and-config.md §17), holding
+typed values only: the configuration parses and checks every string once and builds them
+(``config.drivers`` names them); the stages read them."""
 
 from __future__ import annotations
 
 import os
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
-from one_cmds.config.passes import PASS_NAMES
+from ..frontends.onnx.options import OnnxOptions
+from ..ir.shape_list import ShapeList
+from ..quant.options import Action, DataFormat, QuantizationOptions
 
 
 class DriverOptions(BaseModel):
@@ -35,23 +37,6 @@ class ImportOptions(StepOptions):
     """``one-import-tflite`` and ``one-import-circle`` (§17.2)."""
 
 
-class OnnxOptions(BaseModel):
-    """The options that change an ONNX import (onnx-import.md §2), also taken by the Python
-    API (``import_onnx(path, OnnxOptions(unroll_lstm=True))``)."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    unroll_rnn: bool = False
-    unroll_lstm: bool = False
-    experimental_disable_batchmatmul_unfold: bool = False
-    input_shapes: str | None = None
-    output_shapes: str | None = None
-    dynamic_batch_to_single_batch: bool = False
-    nchw_to_nhwc_input_shape: bool = False
-    nchw_to_nhwc_output_shape: bool = False
-    disable_transpose_propagation: bool = False
-
-
 class ImportOnnxOptions(StepOptions, OnnxOptions):
     """``one-import-onnx`` (onnx-import.md §2). ``keep_io_order`` is always in effect (names and
     order are never rewritten); the reference's options without effect are not kept."""
@@ -62,9 +47,9 @@ class ImportOnnxOptions(StepOptions, OnnxOptions):
 
 
 class ResizeOptions(StepOptions):
-    """``one-resize`` (§17.5); ``input_shapes`` is the shape string of resize.md §2."""
+    """``one-resize`` (§17.5): one shape per input (resize.md §2)."""
 
-    input_shapes: str
+    input_shapes: InstanceOf[ShapeList]
 
 
 class OptimizeOptions(StepOptions):
@@ -74,15 +59,7 @@ class OptimizeOptions(StepOptions):
     disable_validation: bool = False
     mute_warnings: bool = False
     verify: bool = False
-    passes: dict[str, bool] = Field(default_factory=lambda: dict.fromkeys(PASS_NAMES, False))
-
-    @field_validator("passes")
-    @classmethod
-    def _every_pass(cls, passes: dict[str, bool]) -> dict[str, bool]:
-        unknown = sorted(set(passes) - set(PASS_NAMES))
-        if unknown:
-            raise ValueError(f"unknown passes: {' '.join(unknown)}")
-        return {name: bool(passes.get(name, False)) for name in PASS_NAMES}
+    passes: dict[str, bool] = Field(default_factory=dict)
 
     @property
     def enabled_passes(self) -> list[str]:
@@ -93,25 +70,15 @@ class OptimizeOptions(StepOptions):
         return self.passes[key] if key in self.passes else super().value(key)
 
 
-class QuantizeOptions(StepOptions):
+class QuantizeOptions(StepOptions, QuantizationOptions):
     """``one-quantize`` (§17.4) after defaults and verification."""
 
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+
     input_data: str | None = None
-    input_data_format: Literal["h5", "list", "dir", "npz", "npy"] = "h5"
+    input_data_format: DataFormat = DataFormat.h5
     save_intermediate: bool = False
     input_model_dtype: str = "float32"
-    quantized_dtype: Literal["uint8", "int16"] = "uint8"
-    granularity: Literal["layer", "channel"] = "layer"
-    # One value for every input (output) or one per input (output); default [quantized_dtype].
-    input_type: list[str] | None = None
-    output_type: list[str] | None = None
-    min_percentile: float = 1.0
-    max_percentile: float = 99.0
-    moving_avg_batch: int = 16
-    moving_avg_const: float = 0.1
-    mode: Literal["percentile", "moving_average"] = "percentile"
-    TF_style_maxpool: bool = Field(False, alias="TF-style_maxpool")
-    quant_config: str | None = None
     evaluate_result: bool = False
     test_data: str | None = None
     print_mae: bool = False
@@ -131,15 +98,12 @@ class QuantizeOptions(StepOptions):
     requantize: bool = False
     ampq: bool = False
     ampq_qerror_ratio: float | None = None
-    ampq_algorithm: Literal["bisection", "pattern"] = "bisection"
-    bisection_type: Literal["auto", "i16_front", "i16_back"] = "auto"
+    ampq_algorithm: str = "bisection"
+    bisection_type: str = "auto"
     u8_layernorm_with_s16_variance: bool = False
     u8_softmax_with_s16_sub_exp: bool = False
     ampq_bisection_visq: str | None = None
-    # What the step does (dispatch precedence of quantization.md §2).
-    action: Literal[
-        "ampq", "force_quantparam", "copy_quantparam", "fake_quantize", "requantize", "default"
-    ] = "default"
+    action: Action = Action.default
 
 
 class PackOptions(StepOptions):

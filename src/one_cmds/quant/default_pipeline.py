@@ -20,11 +20,13 @@ from .mixed_precision import (
     load_precision,
     remove_redundant_quantize,
 )
+from .options import CalibrationOptions, QuantConfig, QuantizationOptions
 from .propagation import backward, forward, requantize_joined_inputs, share_compared_qparams
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
 
 def check_supported(dtype: str, granularity: str) -> None:
+    """A ``quant_config`` layer's dtype and granularity, checked like the model's (§12)."""
     if dtype not in ("uint8", "int16"):
         raise QuantizeError("Unsupported output type")
     if granularity not in ("layer", "channel"):
@@ -34,7 +36,7 @@ def check_supported(dtype: str, granularity: str) -> None:
 
 
 def fake_quantize_weights(
-    model: Model, dtype: str, granularity: str, quant_config: str | None = None
+    model: Model, dtype: str, granularity: str, quant_config: QuantConfig | None = None
 ) -> None:
     """Stage 1: clear every qparam, then replace each float weight of the four weighted
     operators by its quantized-dequantized values, recording min, max, scale and zero point.
@@ -62,13 +64,16 @@ def fake_quantize_weights(
 
 
 def calibrate(
-    model: Model, data: Iterable[Record], options, note: Callable[[str], None] | None = None
+    model: Model,
+    data: Iterable[Record],
+    options: CalibrationOptions,
+    note: Callable[[str], None] | None = None,
 ) -> None:
     """Stage 2: record the activation ranges on the model of stage 1."""
     store_ranges(record_minmax(model, data, note=note), options)
 
 
-def quantize_with_minmax(model: Model, options) -> None:
+def quantize_with_minmax(model: Model, options: QuantizationOptions) -> None:
     """Stage 3, in the order of §14."""
     dtype, granularity = options.quantized_dtype, options.granularity
     precision = _precision(model, options.quant_config, dtype, granularity)
@@ -98,7 +103,9 @@ def quantize_with_minmax(model: Model, options) -> None:
             )
 
 
-def _precision(model: Model, quant_config: str | None, dtype: str, granularity: str) -> Precision:
+def _precision(
+    model: Model, quant_config: QuantConfig | None, dtype: str, granularity: str
+) -> Precision:
     """The per-operator dtype and granularity (§12), each setting checked like the model's."""
     precision = load_precision(quant_config, model.main, dtype, granularity)
     for _, layer in precision.listed:

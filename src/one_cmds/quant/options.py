@@ -1,0 +1,102 @@
+"""How a model is quantized, as typed values (quantization.md §2, §3, §12, §18): the choices
+as enums, the parsed ``quant_config`` and the option groups the quantizer reads. The
+configuration builds them (every string parsed and checked there, once); the one-quantize
+step's options (``stages.options.QuantizeOptions``) add the step's own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
+
+
+class Choice(str, Enum):
+    """A choice of a fixed set, equal to (and printed as) its string."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class QuantDtype(Choice):
+    """``quantized_dtype``: the integer type of activations and weights."""
+
+    uint8 = "uint8"
+    int16 = "int16"
+
+
+class Granularity(Choice):
+    """``granularity``: one qparam per tensor, or per output channel of the weights."""
+
+    layer = "layer"
+    channel = "channel"
+
+
+class CalibrationMode(Choice):
+    """``mode``: how per-record minima and maxima become a range (§8)."""
+
+    percentile = "percentile"
+    moving_average = "moving_average"
+
+
+class DataFormat(Choice):
+    """``input_data_format`` after its aliases (``hdf5``, ``filelist``, ``directory``)."""
+
+    h5 = "h5"
+    list = "list"
+    dir = "dir"
+    npz = "npz"
+    npy = "npy"
+
+
+class Action(Choice):
+    """What the step does, by the dispatch precedence of §2 (``default`` when no flag is set)."""
+
+    ampq = "ampq"
+    force_quantparam = "force_quantparam"
+    copy_quantparam = "copy_quantparam"
+    fake_quantize = "fake_quantize"
+    requantize = "requantize"
+    default = "default"
+
+
+IoType = Literal["uint8", "int16", "float32", "int32", "int64", "bool"]
+
+
+@dataclass(frozen=True)
+class QuantConfig:
+    """A ``quant_config`` file (§12), read and decoded once: its path and its JSON object."""
+
+    path: str
+    data: dict[str, Any]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class CalibrationOptions(BaseModel):
+    """How the recorded per-record minima and maxima become ranges (§8)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+
+    mode: CalibrationMode = CalibrationMode.percentile
+    min_percentile: float = 1.0
+    max_percentile: float = 99.0
+    moving_avg_batch: int = 16
+    moving_avg_const: float = 0.1
+
+
+class QuantizationOptions(CalibrationOptions):
+    """What quantize-with-minmax reads (§14)."""
+
+    quantized_dtype: QuantDtype = QuantDtype.uint8
+    granularity: Granularity = Granularity.layer
+    quant_config: InstanceOf[QuantConfig] | None = None
+    TF_style_maxpool: bool = Field(False, alias="TF-style_maxpool")
+    # One value for every input (output) or one per input (output); default [quantized_dtype].
+    input_type: list[IoType] | None = None
+    output_type: list[IoType] | None = None
