@@ -10,6 +10,7 @@ from ..ir import Model, Operator, Tensor
 from ..shape import ShapeInferenceError, infer_shapes
 from .activations import DTYPES, INTEGER_VALUED
 from .errors import QuantizeError
+from .invariants import invariant_problem
 
 # Inputs that must be constants (or absent) before quantization.
 CONSTANT_INPUTS = {
@@ -66,6 +67,7 @@ def check_constant_operands(model: Model) -> None:
 def check_quantized(model: Model, dtype: str) -> None:
     """After quantization: the dtypes and qparams operators need, then shapes and types."""
     problem = next((p for op in model.main.operators if (p := _problem(op, dtype))), None)
+    problem = problem or invariant_problem(model)
     if problem is None:
         try:
             infer_shapes(model, keep_declared=True)

@@ -32,7 +32,20 @@ def records(inputs: Sequence[Tensor], path: str | None, fmt: str = "h5") -> Iter
     reader = _READERS.get(fmt)
     if reader is None:
         raise QuantizeError("Unsupported input data format")
-    return reader(inputs, path)
+    return _finite(reader(inputs, path), inputs, path)
+
+
+def _finite(data: Iterator[Record], inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    """The records, stopping at a float input that holds inf or NaN (it would turn every
+    range it reaches into inf or NaN)."""
+    for number, record in enumerate(data):
+        for t, value in zip(inputs, record, strict=True):
+            if value.dtype.kind == "f" and not np.isfinite(value).all():
+                kind = "NaN" if np.isnan(value).any() else "inf"
+                raise QuantizeError(
+                    f"record {number} of {path}: input '{t.name}' holds {kind} values"
+                )
+        yield record
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
@@ -163,9 +176,18 @@ def _stacked(arrays: Sequence[np.ndarray], inputs: Sequence[Tensor], path: str):
 
 def _npz(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     with _load(path) as archive:
-        missing = [str(i) for i in range(len(inputs)) if str(i) not in archive]
+        names = [str(i) for i in range(len(inputs))]
+        missing = [name for name in names if name not in archive]
         if missing:
             raise QuantizeError(f"Wrong number of inputs ({path} has no array '{missing[0]}')")
+        extra = sorted(set(archive.files) - set(names))
+        if extra:
+            listed = ", ".join(f"'{name}'" for name in extra)
+            raise QuantizeError(
+                f"Wrong number of inputs ({path} has arrays the model has no input for: "
+                f"{listed}; the model's {len(inputs)} inputs read arrays "
+                f"'0'..'{len(inputs) - 1}')"
+            )
         arrays = [archive[str(i)] for i in range(len(inputs))]
     return _stacked(arrays, inputs, path)
 

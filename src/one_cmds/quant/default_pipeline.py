@@ -84,7 +84,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> None:
     share_compared_qparams(graph)
     quantize_activation_constants(graph, precision)
     fixed_output_qparams(graph, dtype)
-    forward(graph, tf_style_maxpool=options.TF_style_maxpool)
+    forward(graph)
     requantize_joined_inputs(graph)
     quantize_weights_of(graph, precision)
     quantize_biases(graph, precision)

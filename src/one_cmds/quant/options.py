@@ -96,6 +96,8 @@ class QuantizationOptions(CalibrationOptions):
     quantized_dtype: QuantDtype = QuantDtype.uint8
     granularity: Granularity = Granularity.layer
     quant_config: InstanceOf[QuantConfig] | None = None
+    # Kept for configurations: MAX_POOL_2D always shares its input's qparams (adopted, see
+    # quant/propagation.py), which is what the reference does with it set.
     TF_style_maxpool: bool = Field(False, alias="TF-style_maxpool")
     # One value for every input (output) or one per input (output); default [quantized_dtype].
     input_type: list[IoType] | None = None

@@ -1,11 +1,12 @@
 """Qparam propagation (quantization.md §11.1, §11.2).
 
 **Adopted** beyond the reference's forward list: the outputs of every operator that only moves
-or selects values (SQUEEZE, EXPAND_DIMS, SLICE, PAD, ...), and of RESIZE_BILINEAR,
-RESIZE_NEAREST_NEIGHBOR, REDUCE_MAX and REDUCE_MIN, take their input's qparams, because LiteRT's
-integer kernels for them compute in the input's scale and ignore the output's: a separately
-recorded output range (a SQUEEZE after a fixed-range TANH, a resize) made quantized results wrong
-by up to half their range.
+or selects values (SQUEEZE, EXPAND_DIMS, SLICE, PAD, ...), of RESIZE_BILINEAR,
+RESIZE_NEAREST_NEIGHBOR, REDUCE_MAX and REDUCE_MIN, and of MAX_POOL_2D and AVERAGE_POOL_2D
+(whatever ``TF-style_maxpool`` says) take their input's qparams, because LiteRT's integer kernels
+for them compute in the input's scale and ignore the output's, or refuse the model (XNNPACK for
+uint8/int8 MAX_POOL_2D, TRANSPOSE, SLICE; see ``invariants.py``): a separately recorded output
+range made quantized results wrong by up to half their range.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ _FORWARD = {
     "RESIZE_NEAREST_NEIGHBOR": 0,
     "REDUCE_MAX": 0,
     "REDUCE_MIN": 0,
+    "MAX_POOL_2D": 0,
+    "AVERAGE_POOL_2D": 0,
     **dict.fromkeys(_VALUE_MOVING, 0),
 }
 LOWEST_FLOAT32 = float(np.finfo(np.float32).min)
@@ -143,11 +146,9 @@ def _forward_padv2(op: Operator) -> None:
         op.inputs[2] = _const_with(op.inputs[2], source.quant, source.dtype.lower())  # type: ignore[arg-type]
 
 
-def forward(graph: Graph, *, tf_style_maxpool: bool) -> None:
+def forward(graph: Graph) -> None:
     """§11.2, repeated until nothing changes: scale, zero point and quantized dimension."""
-    rules = dict(_FORWARD)
-    if tf_style_maxpool:
-        rules["MAX_POOL_2D"] = 0
+    rules = _FORWARD
     changed = True
     while changed:
         changed = False
@@ -181,15 +182,15 @@ def _copy_scale(source: Tensor, target: Tensor) -> bool:
 
 
 # Operators whose integer kernels copy their inputs' values into the result as they are (no
-# rescaling) for these dtypes: LiteRT's int8/int16 CONCATENATION and PACK.
-_JOINING = frozenset({"CONCATENATION", "PACK"})
+# rescaling): LiteRT's PACK of every type, its int8/int16 CONCATENATION.
 _UNSCALED_JOIN_TYPES = frozenset({"INT8", "INT16"})
 
 
 def requantize_joined_inputs(graph: Graph) -> int:
-    """**Adopted:** an int16 (or int8) CONCATENATION/PACK input whose qparams differ from the
-    result's (forward propagation may have given a Split output its source's), and a
-    MAXIMUM/MINIMUM input of any type (of two activations, each with its own range), is read
+    """**Adopted:** a PACK input and an int16 (or int8) CONCATENATION input whose qparams differ
+    from the result's (forward propagation may have given a Split output its source's, a
+    tensor read twice keeps its own), and a MAXIMUM/MINIMUM input of any type (of two
+    activations, each with its own range), is read
     through a requantizing QUANTIZE to the result's qparams: LiteRT joins and compares such
     values unscaled, so the reference's graph would be wrong there. Returns how many were
     inserted."""
@@ -217,7 +218,9 @@ def requantize_joined_inputs(graph: Graph) -> int:
 
 def _joins_unscaled(opcode: str, dtype: str) -> bool:
     """Whether LiteRT reads the inputs' raw values as the result's (no rescaling)."""
-    return opcode in _RAW_COMPARE or (opcode in _JOINING and dtype in _UNSCALED_JOIN_TYPES)
+    return opcode in (*_RAW_COMPARE, "PACK") or (
+        opcode == "CONCATENATION" and dtype in _UNSCALED_JOIN_TYPES
+    )
 
 
 def _same(a: QuantParam, b: QuantParam) -> bool:

@@ -99,6 +99,28 @@ def test_npz_records(tmp_path):
     check(list(records(two_input_model().main.inputs, str(path), "npz")))
 
 
+def test_npz_with_more_arrays_than_inputs_names_them(tmp_path):
+    path = tmp_path / "data.npz"
+    want = expected_records()
+    arrays = {str(j): np.stack([r[j] for r in want]) for j in range(2)}
+    np.savez(path, **arrays, extra=arrays["0"], **{"2": arrays["1"]})
+    with pytest.raises(QuantizeError, match="has arrays the model has no input for: '2', 'extra'"):
+        list(records(two_input_model().main.inputs, str(path), "npz"))
+
+
+@pytest.mark.parametrize(("value", "kind"), [(np.inf, "inf"), (-np.inf, "inf"), (np.nan, "NaN")])
+def test_a_record_holding_inf_or_nan_is_an_error(tmp_path, value, kind):
+    path = tmp_path / "data.npz"
+    want = expected_records()
+    arrays = {str(j): np.stack([r[j] for r in want]) for j in range(2)}
+    arrays["0"] = arrays["0"].astype(np.float32)
+    arrays["0"][1].flat[0] = value
+    np.savez(path, **arrays)
+    inputs = two_input_model().main.inputs
+    with pytest.raises(QuantizeError, match=f"record 1 of .*: input '{inputs[0].name}' holds {kind}"):
+        list(records(inputs, str(path), "npz"))
+
+
 @pytest.mark.parametrize(
     ("make", "fmt", "message"),
     [

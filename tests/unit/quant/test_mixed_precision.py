@@ -169,8 +169,8 @@ def test_int16_operators_bring_the_output_closer_to_float(mobilenet, qconf, tmp_
     """Interpreter (LiteRT's integer kernels) on fresh inputs; LiteRT itself cannot run these
     models (it has no uint8<->int16 QUANTIZE and no int16-weight convolution)."""
     names = [op.outputs[0].name for op in mobilenet.main.operators]
-    records_ = {str(k): random_inputs(mobilenet, seed=k)[0][None] for k in range(16)}
-    np.savez(tmp_path / "calibration.npz", **records_)
+    records_ = np.stack([random_inputs(mobilenet, seed=k)[0] for k in range(16)])
+    np.savez(tmp_path / "calibration.npz", **{"0": records_})  # 16 records of input 0
     data = {"input_data": str(tmp_path / "calibration.npz"), "input_data_format": "npz"}
     u8 = quantize_all_stages(mobilenet, **data, **FLOAT_IO)
     config = qconf([int16(*names[:8])])
