@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..engines.litert_coverage import litert_gaps
 from ..errors import UnsupportedError
 from ..formats.writer import save
 from ..interp import Interpreter, InterpreterError
@@ -68,6 +69,8 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     _intermediate(model, options, "minmax_recorded")
     quantize_with_minmax(model, options)
     check_quantized(model, options.quantized_dtype)
+    for gap in litert_gaps(model):
+        warn(f"{gap}: ONE's runtime and the interpreter run the model, LiteRT does not")
     if original is not None:
         _evaluate(original, model, options)
     return model
