@@ -14,9 +14,12 @@ from one_cmds.report.console import warn
 
 Verify = Callable[[Settings, Source], dict[str, object]]
 
-QUANTIZED_DTYPES = ("uint8", "int16")
+QUANTIZED_DTYPES = ("uint8", "int16", "int8")
 GRANULARITIES = ("layer", "channel")
-IO_TYPES = ("uint8", "int16", "float32", "int32", "int64", "bool")
+IO_TYPES = ("uint8", "int16", "int8", "float32", "int32", "int64", "bool")
+# Project addition (quantization.md §24): int8 models default to per-channel weights and
+# float I/O, as LiteRT users deploy them.
+INT8_DEFAULTS = {"granularity": "channel", "input_type": ["float32"], "output_type": ["float32"]}
 DATA_FORMATS = {
     "h5": "h5",
     "hdf5": "h5",
@@ -230,6 +233,10 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
             fields.setdefault("quantized_dtype", config.get("default_quantization_dtype", "uint8"))
             fields.setdefault("granularity", config.get("default_granularity", "layer"))
         fields.setdefault("quantized_dtype", "uint8")
+        if str(fields["quantized_dtype"]).lower() == "int8":
+            for key, value in INT8_DEFAULTS.items():
+                if fields.get(key) is None:
+                    fields[key] = value
         fields.setdefault("granularity", "layer")
         fields.setdefault("input_model_dtype", "float32")
         fields.setdefault("input_data_format", "h5")

@@ -10,18 +10,21 @@ import numpy as np
 
 from ..ir import Graph, Operator, QuantParam, Tensor
 from ..ir.schema import new_options
-from .qparams import asymmetric_uint8, symmetric
+from .qparams import activation_range
 from .rounding import round_away
 
-DTYPES = {"uint8": "UINT8", "int16": "INT16"}
+DTYPES = {"uint8": "UINT8", "int16": "INT16", "int8": "INT8"}
 DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 TANH_ACTIVATION = 4
 
 # Output (scale, zero point) of the fixed-range operators, per model dtype.
+# int8 (§24.3): LiteRT's int8 kernels require these (activations.cc, l2norm.cc).
 FIXED = {
-    "LOGISTIC": {"uint8": (1 / 256, 0), "int16": (1 / 32768, 0)},
-    "TANH": {"uint8": (2 / 256, 128), "int16": (1 / 32768, 0)},
-    "SOFTMAX": {"uint8": (1 / 255, 0), "int16": (1 / 32767, 0)},
+    "LOGISTIC": {"uint8": (1 / 256, 0), "int16": (1 / 32768, 0), "int8": (1 / 256, -128)},
+    "TANH": {"uint8": (2 / 256, 128), "int16": (1 / 32768, 0), "int8": (1 / 128, 0)},
+    "SOFTMAX": {"uint8": (1 / 255, 0), "int16": (1 / 32767, 0), "int8": (1 / 256, -128)},
+    "LOG_SOFTMAX": {"int8": (16 / 256, 127)},
+    "L2_NORMALIZATION": {"int8": (1 / 128, 0)},
 }
 INTEGER_VALUED = frozenset({"FLOOR", "FLOOR_DIV", "FLOOR_MOD", "CEIL"})
 
@@ -34,7 +37,7 @@ def has_range(t: Tensor) -> bool:
 def range_qparam(t: Tensor, dtype: str) -> QuantParam:
     """The qparam of ``dtype`` for ``t``'s recorded range (the range is kept)."""
     lo, hi = float(t.quant.min[0]), float(t.quant.max[0])  # type: ignore[index,union-attr]
-    r = asymmetric_uint8(lo, hi) if dtype == "uint8" else symmetric(lo, hi, dtype)
+    r = activation_range(lo, hi, dtype)
     return QuantParam(
         scale=np.array([r.scale], np.float32),
         zero_point=np.array([r.zero_point], np.int64),
@@ -61,8 +64,9 @@ def output_kind(op: Operator) -> str:
 def special_qparam(kind: str, quant: QuantParam, dtype: str) -> QuantParam | None:
     """§10 for an output of ``kind`` whose ``dtype`` qparam is ``quant``: the fixed or
     integer-scale qparam (min/max kept), or None when ``kind`` has neither."""
-    if kind in FIXED:
-        scale, zero_point = FIXED[kind][dtype]
+    fixed = FIXED.get(kind, {}).get(dtype)
+    if fixed is not None:
+        scale, zero_point = fixed
         return QuantParam(
             scale=np.array([scale], np.float32),
             zero_point=np.array([zero_point], np.int64),

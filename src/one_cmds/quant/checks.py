@@ -88,7 +88,7 @@ def _problem(op: Operator, dtype: str) -> str | None:
         wanted_bias = "INT64" if dtype == "int16" else "INT32"
         bias = op.inputs[3 if op.opcode == "TRANSPOSE_CONV" else 2] if len(op.inputs) > 2 else None
         for t in (x, w, op.outputs[0]):
-            if t.dtype not in (quantized, "INT16", "UINT8"):
+            if t.dtype not in (quantized, "INT16", "UINT8", "INT8"):
                 return f"{_where(op)}: '{t.name}' is {t.dtype}"
         if bias is not None and bias.dtype not in (wanted_bias, "INT32", "INT64"):
             return f"{_where(op)}: bias '{bias.name}' is {bias.dtype}"

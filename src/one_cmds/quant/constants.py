@@ -11,7 +11,7 @@ from .bias import bias_scales, quantize_bias
 from .errors import QuantizeError
 from .mixed_precision import Precision
 from .qparams import Range
-from .weights import WEIGHT_CHANNEL_AXIS, quantize_weights
+from .weights import WEIGHT_CHANNEL_AXIS, quantize_constant, quantize_weights
 
 ACTIVATION_CONSTANT_OPS = frozenset(
     {
@@ -97,7 +97,7 @@ def quantize_activation_constants(graph: Graph, precision: Precision) -> None:
             if op.opcode in PER_ELEMENT and i in PER_ELEMENT[op.opcode]:
                 op.inputs[i] = _per_element(t, dtype, granularity)
             elif op.opcode in ACTIVATION_CONSTANT_OPS:
-                quantized = quantize_weights(t.data, dtype, None)
+                quantized = quantize_constant(t.data, dtype)
                 op.inputs[i] = _quantized_copy(
                     t, quantized.values, dtype, _qparam(quantized.ranges, None)
                 )
@@ -119,8 +119,11 @@ def _handled_inputs(op: Operator) -> set[int]:
 
 
 def _per_element(t: Tensor, dtype: str, granularity: str) -> Tensor:
-    if granularity != "channel":
-        quantized = quantize_weights(t.data, dtype, None)
+    """INSTANCE_NORM gamma/beta, PRELU alpha: one qparam per element channel-wise (uint8,
+    int16); with its own range layer-wise, and always for int8 (LiteRT's int8 PRELU reads a
+    per-tensor alpha)."""
+    if granularity != "channel" or dtype == "int8":
+        quantized = quantize_constant(t.data, dtype)
         return _quantized_copy(t, quantized.values, dtype, _qparam(quantized.ranges, None))
     x = np.asarray(t.data, np.float32)
     if any(d != 1 for d in x.shape[:-1]):

@@ -27,7 +27,7 @@ from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
 def check_supported(dtype: str, granularity: str) -> None:
     """A ``quant_config`` layer's dtype and granularity, checked like the model's (§12)."""
-    if dtype not in ("uint8", "int16"):
+    if dtype not in ("uint8", "int16", "int8"):
         raise QuantizeError("Unsupported output type")
     if granularity not in ("layer", "channel"):
         raise QuantizeError("Unsupported granularity")

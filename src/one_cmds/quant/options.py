@@ -27,6 +27,7 @@ class QuantDtype(Choice):
 
     uint8 = "uint8"
     int16 = "int16"
+    int8 = "int8"  # project addition for LiteRT (§24)
 
 
 class Granularity(Choice):
@@ -64,7 +65,7 @@ class Action(Choice):
     default = "default"
 
 
-IoType = Literal["uint8", "int16", "float32", "int32", "int64", "bool"]
+IoType = Literal["uint8", "int16", "int8", "float32", "int32", "int64", "bool"]
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ _FORWARD = {
     **dict.fromkeys(_VALUE_MOVING, 0),
 }
 LOWEST_FLOAT32 = float(np.finfo(np.float32).min)
-INTEGER_LIMITS = {"uint8": (0, 255), "int16": (-32767, 32767)}
+INTEGER_LIMITS = {"uint8": (0, 255), "int16": (-32767, 32767), "int8": (-128, 127)}
 
 
 def _quantized(t: Tensor | None) -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 from .rounding import round_away
 
 UINT8_MAX = 255
+INT8_OFFSET = 128  # int8 integers are uint8 ones minus 128
 SYMMETRIC_MAX = {"int16": 32767, "int8": 127}
 SYMMETRIC_FLOOR = {"int16": 1e-8, "int8": 1e-5}
 ASYMMETRIC_FLOOR = 1e-5
@@ -51,6 +52,28 @@ def asymmetric_uint8(minimum: float, maximum: float) -> Range:
         np.float32((UINT8_MAX - zero_point) * scale),
         degenerate=lo == hi,
     )
+
+
+def asymmetric_int8(minimum: float, maximum: float) -> Range:
+    """The int8 range of [minimum, maximum] (§24.2): the uint8 one with every integer moved
+    down by 128 (same scale, same nudged range)."""
+    r = asymmetric_uint8(minimum, maximum)
+    return Range(r.scale, r.zero_point - INT8_OFFSET, r.nudged_min, r.nudged_max, r.degenerate)
+
+
+def asymmetric(minimum: float, maximum: float, dtype: str) -> Range:
+    """The activation range of "uint8" or "int8"."""
+    return (
+        asymmetric_int8(minimum, maximum) if dtype == "int8" else asymmetric_uint8(minimum, maximum)
+    )
+
+
+def activation_range(minimum: float, maximum: float, dtype: str) -> Range:
+    """§5, §6, §24.2: activations (and constant operands) are asymmetric in uint8 and int8,
+    symmetric in int16."""
+    if dtype == "int16":
+        return symmetric(minimum, maximum, dtype)
+    return asymmetric(minimum, maximum, dtype)
 
 
 def symmetric(minimum: float, maximum: float, dtype: str = "int16") -> Range:

@@ -1,5 +1,6 @@
-"""Weight quantization (quantization.md §7): uint8 asymmetric per layer or per channel,
-int16 symmetric per channel; element arithmetic in float32, multiplying by float32(1/s)."""
+"""Weight quantization (quantization.md §7, §24.2): uint8 asymmetric per layer or per channel,
+int16 and int8 symmetric; constant operands (§11.3) in the activations' scheme; element
+arithmetic in float32, multiplying by float32(1/s)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .qparams import SYMMETRIC_MAX, UINT8_MAX, Range, asymmetric_uint8, symmetric
+from .qparams import (
+    INT8_OFFSET,
+    SYMMETRIC_MAX,
+    UINT8_MAX,
+    Range,
+    activation_range,
+    asymmetric_uint8,
+    symmetric,
+)
 from .rounding import round_away
 
 # Weight operand index and channel axis of the operators whose weights are quantized.
@@ -44,8 +53,8 @@ def _broadcast(values: list, axis: int | None, rank: int) -> np.ndarray:
 
 
 def quantize_weights(w: np.ndarray, dtype: str, axis: int | None) -> QuantizedWeights:
-    """Quantize float32 ``w`` ("uint8" asymmetric, or "int16" symmetric) over the whole
-    tensor (``axis`` None) or per slice along ``axis``."""
+    """Quantize float32 weights ``w`` ("uint8" asymmetric; "int16" and "int8" symmetric) over
+    the whole tensor (``axis`` None) or per slice along ``axis``."""
     w = np.asarray(w, np.float32)
     ranges = [
         asymmetric_uint8(float(s.min()), float(s.max()))
@@ -53,21 +62,32 @@ def quantize_weights(w: np.ndarray, dtype: str, axis: int | None) -> QuantizedWe
         else symmetric(float(s.min()), float(s.max()), dtype)
         for s in _slices(w, axis)
     ]
-    return QuantizedWeights(requantize(w, ranges, axis, dtype, clip=True), ranges, axis)
+    values = requantize(w, ranges, axis, dtype, asymmetric=dtype == "uint8")
+    return QuantizedWeights(values, ranges, axis)
+
+
+def quantize_constant(c: np.ndarray, dtype: str) -> QuantizedWeights:
+    """A float32 constant operand (§11.3) with its own range, as activations of ``dtype`` are
+    (int8 asymmetric here, unlike int8 weights)."""
+    c = np.asarray(c, np.float32)
+    ranges = [activation_range(float(c.min()), float(c.max()), dtype)]
+    values = requantize(c, ranges, None, dtype, asymmetric=dtype != "int16")
+    return QuantizedWeights(values, ranges, None)
 
 
 def requantize(
-    w: np.ndarray, ranges: list[Range], axis: int | None, dtype: str, *, clip: bool
+    w: np.ndarray, ranges: list[Range], axis: int | None, dtype: str, *, asymmetric: bool
 ) -> np.ndarray:
-    """The integers of float32 ``w`` under given ranges (stage 3 re-quantizes stored
-    ranges without clipping)."""
+    """The integers of float32 ``w`` (clipped to the nudged ranges) under given ranges."""
     w = np.asarray(w, np.float32)
     nudged_min = _broadcast([r.nudged_min for r in ranges], axis, w.ndim)
     nudged_max = _broadcast([r.nudged_max for r in ranges], axis, w.ndim)
     inverse = _broadcast([np.float32(1.0) / r.scale for r in ranges], axis, w.ndim)
-    x = np.clip(w, nudged_min, nudged_max) if clip else w
-    if dtype == "uint8":
+    x = np.clip(w, nudged_min, nudged_max)
+    if asymmetric:
         q = round_away((x - nudged_min).astype(np.float32) * inverse)
+        if dtype == "int8":
+            return (np.clip(q, 0, UINT8_MAX) - INT8_OFFSET).astype(np.int8)
         return np.clip(q, 0, UINT8_MAX).astype(np.uint8)
     k = SYMMETRIC_MAX[dtype]
     q = round_away((x * inverse).astype(np.float32))
