@@ -89,6 +89,8 @@ def quantize_activation_constants(graph: Graph, precision: Precision) -> None:
     """§11.3: float constants feeding activation inputs, each with its own range, in the
     operator's dtype and granularity (§12)."""
     for op in graph.operators:
+        if op.opcode == "CUSTOM":
+            continue  # computes in float (float_islands.py): its constants stay float
         dtype, granularity = precision.of(op)
         handled = _handled_inputs(op)
         for i, t in enumerate(op.inputs):

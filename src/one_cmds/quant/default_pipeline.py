@@ -13,6 +13,7 @@ from .calibration import record_minmax, store_ranges
 from .constants import quantize_activation_constants, quantize_biases, quantize_weights_of
 from .data import Record
 from .errors import QuantizeError
+from .float_islands import keep_custom_operators_float
 from .io_types import set_input_types, set_output_types
 from .mixed_precision import (
     Precision,
@@ -80,6 +81,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> None:
     graph = model.main
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
+    keep_custom_operators_float(graph)
     backward(graph)
     share_compared_qparams(graph)
     quantize_activation_constants(graph, precision)

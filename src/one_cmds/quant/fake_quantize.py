@@ -21,12 +21,19 @@ SIMULATED = frozenset(
         "REDUCE_PROD", "REDUCE_MAX", "RELU", "RELU6", "RESIZE_BILINEAR",
         "RESIZE_NEAREST_NEIGHBOR", "RSQRT", "SOFTMAX", "SQRT", "SQUARED_DIFFERENCE", "SUB",
         "SUM", "TANH", "TRANSPOSE_CONV",
+        # **adopted** beyond the reference's list: every computing operator the quantizer
+        # writes (real models: MediaPipe's HARD_SWISH, ...)
+        "HARD_SWISH", "RELU_N1_TO_1", "RELU_0_TO_1", "ELU", "LOG", "POW", "SQUARE", "PADV2",
+        "REDUCE_MIN", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "FLOOR", "CEIL",
+        "RMS_NORM", "MIRROR_PAD",
     }
 )  # fmt: skip
 VALUE_PRESERVING = frozenset(
     {
         "CAST", "CONCATENATION", "DEPTH_TO_SPACE", "GATHER", "SLICE", "STRIDED_SLICE", "RESHAPE",
         "SPACE_TO_DEPTH", "SPLIT", "SPLIT_V", "TRANSPOSE", "PACK", "UNPACK", "DEQUANTIZE",
+        "SQUEEZE", "EXPAND_DIMS", "TILE", "BROADCAST_TO", "REVERSE_V2", "GATHER_ND",
+        "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND",
     }
 )  # fmt: skip
 SKIPPED = frozenset({"ARG_MAX"})
