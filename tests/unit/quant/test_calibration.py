@@ -117,7 +117,9 @@ def test_a_record_holding_inf_or_nan_is_an_error(tmp_path, value, kind):
     arrays["0"][1].flat[0] = value
     np.savez(path, **arrays)
     inputs = two_input_model().main.inputs
-    with pytest.raises(QuantizeError, match=f"record 1 of .*: input '{inputs[0].name}' holds {kind}"):
+    with pytest.raises(
+        QuantizeError, match=f"record 1 of .*: input '{inputs[0].name}' holds {kind}"
+    ):
         list(records(inputs, str(path), "npz"))
 
 
