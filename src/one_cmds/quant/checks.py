@@ -86,7 +86,8 @@ def _problem(op: Operator, dtype: str) -> str | None:
     if op.opcode in WEIGHTED:
         x, w = op.inputs[WEIGHTED[op.opcode]], op.inputs[1]
         wanted_bias = "INT64" if dtype == "int16" else "INT32"
-        bias = op.inputs[3 if op.opcode == "TRANSPOSE_CONV" else 2] if len(op.inputs) > 2 else None
+        index = 3 if op.opcode == "TRANSPOSE_CONV" else 2
+        bias = op.inputs[index] if len(op.inputs) > index else None
         for t in (x, w, op.outputs[0]):
             if t.dtype not in (quantized, "INT16", "UINT8", "INT8"):
                 return f"{_where(op)}: '{t.name}' is {t.dtype}"

@@ -53,8 +53,10 @@ def fake_quantize(model: Model) -> None:
         quantized_out = [t for t in op.outputs if _quantized(t)]
         if not quantized_out or op.opcode in VALUE_PRESERVING or op.opcode in SKIPPED:
             continue
-        if op.opcode == "QUANTIZE" and not _quantized(op.inputs[0]):
-            _dequantize_after(graph, op)  # an existing float -> integer QUANTIZE
+        if op.opcode == "QUANTIZE":
+            # float -> integer, or integer -> integer (a requantize): once every quantized
+            # value is float, it quantizes a float value and its result is dequantized
+            _dequantize_after(graph, op)
             continue
         if op.opcode not in SIMULATED:
             raise QuantizeError(f"fake_quantize: {op.kind} '{op.outputs[0].name}' is not supported")

@@ -32,7 +32,9 @@ def set_input_types(model: Model, requested: Sequence[str] | None, model_dtype: 
     types = _types(requested, len(graph.inputs), model_dtype, "input")
     for position, (t, wanted) in enumerate(zip(list(graph.inputs), types, strict=True)):
         if t.dtype in PASSED_THROUGH:
-            if wanted not in (model_dtype, t.dtype.lower()):
+            # an integer input (token ids, ...) stays as it is for float I/O too (int8 models
+            # default to float I/O)
+            if wanted not in (model_dtype, t.dtype.lower(), FLOAT):
                 raise QuantizeError("Unsupported input type")
             continue
         if wanted == model_dtype:
