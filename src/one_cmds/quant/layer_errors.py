@@ -86,20 +86,20 @@ class LayerError:
 def layer_errors(original: Model, quantized: Model, data: Iterable[Record]) -> list[LayerError]:
     """Per-tensor errors of ``quantized`` against ``original`` over ``data`` (float records
     for ``original``'s graph inputs), worst first."""
-    pairs = _pairs(original.main, quantized.main)
+    pairs = tensor_pairs(original.main, quantized.main)
     by_tensor = {id(t): row for t, row in pairs}
     float_run, quantized_run = Interpreter(original), Interpreter(quantized)
     context = RunContext(quantized)
     for record in data:
-        compare = _comparison(by_tensor, float_run.run_all(record))
-        inputs = _quantize_inputs(quantized.main, original.main, record, context)
+        compare = comparison(by_tensor, float_run.run_all(record))
+        inputs = quantized_inputs(quantized.main, original.main, record, context)
         for tensor, value in zip(quantized.main.inputs, inputs, strict=True):
             compare(tensor, value)
         quantized_run.run(inputs, observer=compare)
     return ranked([row for _, row in pairs])
 
 
-def _comparison(
+def comparison(
     by_tensor: dict[int, LayerError], expected: dict[str, np.ndarray]
 ) -> Callable[[Tensor, np.ndarray], None]:
     """An interpreter observer adding each compared tensor's record to its row."""
@@ -146,7 +146,7 @@ def _identity(r: LayerError, digits: int) -> list[str]:
     return [index, r.opcode, r.name, r.dtype, scale, zero_point]
 
 
-def _pairs(float_graph: Graph, quantized_graph: Graph) -> list[tuple[Tensor, LayerError]]:
+def tensor_pairs(float_graph: Graph, quantized_graph: Graph) -> list[tuple[Tensor, LayerError]]:
     """(quantized tensor, empty row) for each float32 graph input and operator output of
     ``float_graph`` that ``quantized_graph`` has, in the float model's order."""
     tensors = _by_name(quantized_graph)
@@ -198,7 +198,7 @@ def _dequantized(t: Tensor, value: np.ndarray) -> np.ndarray:
     return scale * (value.astype(np.int64) - zero_point)
 
 
-def _quantize_inputs(
+def quantized_inputs(
     graph: Graph, float_graph: Graph, record: Record, context: RunContext
 ) -> list[np.ndarray]:
     """The record for ``graph``'s inputs: a float value for a quantized input goes through
