@@ -3,16 +3,13 @@ their order are the pipeline's (``pipeline.plan``)."""
 
 from __future__ import annotations
 
-from one_cmds.pipeline.plan import IMPORT_SWITCHES, STEP_ORDER
-from one_cmds.pipeline.plan import RUN_STEPS as _RUNNABLE
+from one_cmds.pipeline.plan import IMPORT_SWITCHES, RUN_STEPS, STEP_ORDER
 
-__all__ = ["IMPORT_SWITCHES"]
+__all__ = ["IMPORT_SWITCHES", "RUN_STEPS"]  # the pipeline's, for the configuration's checks
 # Every step key of [onecc], in execution order (§9).
 ALL_STEPS = STEP_ORDER
 # The legacy one-build runs every step but one-infer (§9.1).
 LEGACY_STEPS = tuple(step for step in ALL_STEPS if step != "one-infer")
-# The steps this project runs.
-RUN_STEPS = frozenset(_RUNNABLE)
 ONECC = "onecc"
 ONE_BUILD = "one-build"
 ENVIRONMENT = "Environment"

@@ -87,10 +87,11 @@ def same_file(a: str, b: str) -> bool:
     return _canonical(a) == _canonical(b)
 
 
-def receives(input_path: str | None, previous_output: str | None) -> bool:
+def receives(input_path: str, previous_output: str) -> bool:
     """The in-memory hand-off rule (cli §10): a step whose input is the output file of the
-    last step that produced a model receives that model instead of reading the file."""
-    return None not in (input_path, previous_output) and same_file(input_path, previous_output)  # type: ignore[arg-type]
+    last step that produced a model receives that model instead of reading the file (a step
+    without an input path, a tool step, receives nothing)."""
+    return bool(input_path) and same_file(input_path, previous_output)
 
 
 def _canonical(path: str) -> str:
