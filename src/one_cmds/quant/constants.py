@@ -89,7 +89,7 @@ def quantize_activation_constants(graph: Graph, precision: Precision) -> None:
     """§11.3: float constants feeding activation inputs, each with its own range, in the
     operator's dtype and granularity (§12)."""
     for op in graph.operators:
-        if op.opcode == "CUSTOM":
+        if all(t.dtype == "FLOAT32" for t in op.outputs if t is not None):
             continue  # computes in float (float_islands.py): its constants stay float
         dtype, granularity = precision.of(op)
         handled = _handled_inputs(op)
@@ -123,7 +123,13 @@ def _handled_inputs(op: Operator) -> set[int]:
 def _per_element(t: Tensor, dtype: str, granularity: str) -> Tensor:
     """INSTANCE_NORM gamma/beta, PRELU alpha: one qparam per element channel-wise (uint8,
     int16); with its own range layer-wise, and always for int8 (LiteRT's int8 PRELU reads a
-    per-tensor alpha)."""
+    per-tensor alpha).
+
+    Each element takes the far end of its dtype's range (uint8 q = 255, or 0 with
+    zero point 255 for a negative one; int16 q = ±32767) where the reference writes q = ±1
+    with s = |x|: the value is the same, but PRELU's integer kernel (LiteRT's, ONE runtime's)
+    multiplies ``(x - zp) * (q - zp_alpha)`` and rounds twice, so a one-level alpha rounds
+    every negative output half a step towards minus infinity."""
     if granularity != "channel" or dtype == "int8":
         quantized = quantize_constant(t.data, dtype)
         return _quantized_copy(t, quantized.values, dtype, _qparam(quantized.ranges, None))
@@ -131,12 +137,13 @@ def _per_element(t: Tensor, dtype: str, granularity: str) -> Tensor:
     if any(d != 1 for d in x.shape[:-1]):
         raise QuantizeError(f"'{t.name}': all dimensions but the last must be 1")
     flat = x.reshape(-1)
-    scale = np.where(flat >= 0, flat, -flat).astype(np.float32)
+    top = 255 if dtype == "uint8" else 32767
+    scale = np.where(flat == 0, 1.0, np.abs(flat) / np.float32(top)).astype(np.float32)
     if dtype == "uint8":
-        zero_point = np.where(flat >= 0, 0, 1).astype(np.int64)
-        q = np.where(flat >= 0, 1, 0).astype(np.uint8)
+        zero_point = np.where(flat < 0, top, 0).astype(np.int64)
+        q = np.where(flat > 0, top, 0).astype(np.uint8)
     else:
         zero_point = np.zeros(flat.size, np.int64)
-        q = np.where(flat >= 0, 1, -1).astype(np.int16)
+        q = (np.sign(flat) * top).astype(np.int16)
     qparam = QuantParam(scale=scale, zero_point=zero_point, quantized_dimension=x.ndim - 1)
     return _quantized_copy(t, q.reshape(x.shape), dtype, qparam)

@@ -12,8 +12,9 @@ from .activations import fixed_output_qparams, general_int16_scales, quantize_ac
 from .calibration import record_minmax, store_ranges
 from .constants import quantize_activation_constants, quantize_biases, quantize_weights_of
 from .data import Record
+from .divisors import keep_divisors_off_zero
 from .errors import QuantizeError
-from .float_islands import keep_custom_operators_float
+from .float_islands import keep_operators_float
 from .io_types import set_input_types, set_output_types
 from .mixed_precision import (
     Precision,
@@ -74,14 +75,16 @@ def calibrate(
     store_ranges(record_minmax(model, data, note=note), options)
 
 
-def quantize_with_minmax(model: Model, options: QuantizationOptions) -> None:
-    """Stage 3, in the order of §14."""
+def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str]:
+    """Stage 3, in the order of §14; returns a line per operator kept float for a reason
+    the user should know (float_islands.py)."""
     dtype, granularity = options.quantized_dtype, options.granularity
     precision = _precision(model, options.quant_config, dtype, granularity)
     graph = model.main
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
-    keep_custom_operators_float(graph)
+    kept_float = keep_operators_float(graph)
+    keep_divisors_off_zero(graph)
     backward(graph)
     share_compared_qparams(graph)
     quantize_activation_constants(graph, precision)
@@ -103,6 +106,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> None:
                 if keep
                 else None
             )
+    return kept_float
 
 
 def _precision(

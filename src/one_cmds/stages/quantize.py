@@ -67,7 +67,8 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     with progress("calibration", total) as advance:
         calibrate(model, _counted(data, advance), options, note=detail)
     _intermediate(model, options, "minmax_recorded")
-    quantize_with_minmax(model, options)
+    for note in quantize_with_minmax(model, options):
+        warn(note)
     check_quantized(model, options.quantized_dtype)
     for gap in litert_gaps(model):
         warn(f"{gap}: ONE's runtime and the interpreter run the model, LiteRT does not")
