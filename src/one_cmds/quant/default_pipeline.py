@@ -15,6 +15,7 @@ from .data import Record
 from .divisors import keep_divisors_off_zero
 from .errors import QuantizeError
 from .float_islands import keep_operators_float
+from .integer_forms import rewrite_integer_forms
 from .io_types import set_input_types, set_output_types
 from .mixed_precision import (
     Precision,
@@ -81,6 +82,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str
     dtype, granularity = options.quantized_dtype, options.granularity
     precision = _precision(model, options.quant_config, dtype, granularity)
     graph = model.main
+    rewrite_integer_forms(graph, precision)
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
     kept_float = keep_operators_float(graph)

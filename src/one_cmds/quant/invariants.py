@@ -67,6 +67,7 @@ SAME_QPARAMS: tuple[SameQparams, ...] = (
     _row(
         "PACK", ALL, "pack.cc:93 rejects input zero points or scales != the output's", joined=True
     ),
+    _row("SELECT SELECT_V2", ALL, "select.cc copies raw values of both inputs", joined=True),
     _row(
         "CONCATENATION",
         frozenset({"INT8", "INT16"}),

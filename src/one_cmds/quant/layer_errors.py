@@ -61,6 +61,7 @@ class LayerError:
     signal: float = 0.0
     noise: float = 0.0
     peirs: list[float] = field(default_factory=list)
+    count: int = 0  # elements compared, over every record
 
     @property
     def sqnr(self) -> float:
@@ -80,6 +81,7 @@ class LayerError:
         """Accumulate one record's float value ``a`` and dequantized value ``b``."""
         self.signal += float(np.sum(a * a))
         self.noise += float(np.sum((a - b) ** 2))
+        self.count += a.size
         self.peirs.append(_peir(a, b) if a.size else 0.0)
 
 

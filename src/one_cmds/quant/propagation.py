@@ -92,6 +92,9 @@ def backward(graph: Graph) -> None:
 
 # LiteRT's integer MAXIMUM/MINIMUM compare raw values and copy them to the result.
 _RAW_COMPARE = frozenset({"MAXIMUM", "MINIMUM"})
+# LiteRT's integer SELECT/SELECT_V2 copy raw values of their value inputs (1, 2).
+_SELECTS = frozenset({"SELECT", "SELECT_V2"})
+_COMPARISONS = frozenset({"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"})
 
 
 def share_compared_qparams(graph: Graph) -> None:
@@ -100,25 +103,40 @@ def share_compared_qparams(graph: Graph) -> None:
     the tensor's qparams and the result takes them too, since LiteRT compares and copies raw
     values (a constant of its own range, as the reference quantizes it, made a clamp
     ``max(min(x, 6), 0)`` wrong by twice its range). Likewise an INT16 NEG takes its input's
-    qparams: LiteRT negates the raw values (zero points are 0), whatever the result's scale."""
+    qparams: LiteRT negates the raw values (zero points are 0), whatever the result's scale.
+    A comparison's float constant takes its quantized operand's qparams (``x == 0`` stays
+    exact; a one-value constant has no range of its own), and a SELECT/SELECT_V2 constant
+    takes the result's (basic-pitch's ``div_no_nan``), its activations being requantized to
+    them (:func:`requantize_joined_inputs`)."""
     for op in graph.operators:
+        if op.opcode in _COMPARISONS:
+            _constants_with(op, _single_activation(op))
         if not op.outputs or not _quantized(op.outputs[0]):
             continue
         if op.opcode in _RAW_COMPARE:
-            _share_compared(op)
+            source = _single_activation(op)
+            if source is not None:
+                _constants_with(op, source)
+                _take_qparams(op.outputs[0], source)
+        elif op.opcode in _SELECTS:
+            _constants_with(op, op.outputs[0])
         elif op.opcode == "NEG" and op.outputs[0].dtype == "INT16" and _quantized(op.inputs[0]):
             _take_qparams(op.outputs[0], op.inputs[0])
 
 
-def _share_compared(op: Operator) -> None:
+def _single_activation(op: Operator) -> Tensor | None:
+    """The one non-constant input of ``op`` when it is quantized, else None."""
     tensors = [t for t in op.inputs if t is not None and not t.is_constant]
-    if len(tensors) != 1 or not _quantized(tensors[0]):
+    return tensors[0] if len(tensors) == 1 and _quantized(tensors[0]) else None
+
+
+def _constants_with(op: Operator, source: Tensor | None) -> None:
+    """Quantize ``op``'s float constants with ``source``'s qparams."""
+    if source is None:
         return
-    source = tensors[0]
     for i, t in enumerate(op.inputs):
         if t is not None and t.is_constant and t.dtype == "FLOAT32":
             op.inputs[i] = _const_with(t, source.quant, source.dtype.lower())  # type: ignore[arg-type]
-    _take_qparams(op.outputs[0], source)
 
 
 def _take_qparams(result: Tensor, source: Tensor) -> None:
@@ -189,8 +207,8 @@ _UNSCALED_JOIN_TYPES = frozenset({"INT8", "INT16"})
 def requantize_joined_inputs(graph: Graph) -> int:
     """**Adopted:** a PACK input and an int16 (or int8) CONCATENATION input whose qparams differ
     from the result's (forward propagation may have given a Split output its source's, a
-    tensor read twice keeps its own), and a MAXIMUM/MINIMUM input of any type (of two
-    activations, each with its own range), is read
+    tensor read twice keeps its own), and a MAXIMUM/MINIMUM or SELECT/SELECT_V2 value input of
+    any type (of two activations, each with its own range), is read
     through a requantizing QUANTIZE to the result's qparams: LiteRT joins and compares such
     values unscaled, so the reference's graph would be wrong there. Returns how many were
     inserted."""
@@ -218,7 +236,7 @@ def requantize_joined_inputs(graph: Graph) -> int:
 
 def _joins_unscaled(opcode: str, dtype: str) -> bool:
     """Whether LiteRT reads the inputs' raw values as the result's (no rescaling)."""
-    return opcode in (*_RAW_COMPARE, "PACK") or (
+    return opcode in (*_RAW_COMPARE, *_SELECTS, "PACK") or (
         opcode == "CONCATENATION" and dtype in _UNSCALED_JOIN_TYPES
     )
 

@@ -189,11 +189,24 @@ def test_div_small_dividend_large_divisor(dtype):
 
 
 def test_div_by_zero_is_an_error():
-    a, b = np.array([3, 4], np.uint8), np.array([0, 2], np.uint8)
+    """A divisor at its zero point (real zero), as LiteRT's ``data[i] != zero_point``."""
+    a, b = np.array([3, 4], np.uint8), np.array([1, 2], np.uint8)
     quants = [qparam(0.1, 1), qparam(0.1, 1)]
     refused(
         "DIV", [a, b], quants, "UINT8", qparam(0.1), "division by zero", new_options("DivOptions")
     )
+
+
+def test_div_by_a_raw_zero_of_another_zero_point_divides():
+    """int8 raw 0 with zero point -128 is 128 steps: LiteRT divides by it (PP-OCR rec's
+    LayerNorm divisor)."""
+    a = np.array([[-20, 0, 50, 127]], np.int8)
+    b = np.array([[0, 0, 1, -1]], np.int8)
+    quants = [qparam(0.05, 0), qparam(0.01, -128)]
+    model = quantized_model(
+        "DIV", [a, b], quants, "INT8", qparam(0.02, 0), new_options("DivOptions")
+    )
+    assert_exact(model, [a, b])
 
 
 # --- SUM / REDUCE_MAX / REDUCE_MIN --------------------------------------------------------------

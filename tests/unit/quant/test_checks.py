@@ -6,6 +6,7 @@ import pytest
 import one_cmds
 from one_cmds.quant.checks import check_constant_operands, check_quantized
 from one_cmds.quant.errors import QuantizeError
+from support.litert import BUILTIN, random_inputs, run_model
 from support.passes import Net, conv2d_options
 
 
@@ -41,9 +42,33 @@ def test_split_outputs_must_share_the_input_qparams(fixture_path):
         check_quantized(model, "uint8")
 
 
-def test_a_float_constant_of_an_unsupported_operator_is_refused(fixture_path):
-    with pytest.raises(QuantizeError, match=r"Unsupported Op for const inputs \(SELECT_V2"):
-        one_cmds.quantize(one_cmds.load(fixture_path("misc_ops_b.tflite")))
+def test_a_float_constant_of_an_unsupported_operator_is_refused():
+    net = Net()
+    x = net.input("x", [1, 4])
+    mean = net.const("mean", np.full([4], 0.5, np.float32))
+    net.outputs(net.op("SQUARED_DIFFERENCE", [x, mean], name="spread"))
+    with pytest.raises(
+        QuantizeError, match=r"Unsupported Op for const inputs \(SQUARED_DIFFERENCE 'spread'"
+    ):
+        one_cmds.quantize(net.model())
+
+
+def test_a_select_constant_takes_the_result_qparams(fixture_path):
+    """misc_ops_b's ``SELECT_V2(Max > Sum, Max, e)``: LiteRT's integer SELECT copies raw
+    values, so the constant is quantized with the result's qparams and the model runs."""
+    model = one_cmds.load(fixture_path("misc_ops_b.tflite"))
+    q = one_cmds.quantize(model, input_type="float32", output_type="float32")
+    (select,) = [op for op in q.main.operators if op.kind == "SELECT_V2"]
+    for t in select.inputs[1:]:
+        assert (t.quant.scale.tolist(), t.quant.zero_point.tolist()) == (
+            select.outputs[0].quant.scale.tolist(),
+            select.outputs[0].quant.zero_point.tolist(),
+        )
+    x = random_inputs(model, seed=5)
+    want = run_model(model, x, BUILTIN)
+    got = run_model(q, x, BUILTIN)
+    for w, g in zip(want, got, strict=True):
+        assert np.abs(w - g).max() <= 0.05 * max(float(np.ptp(w)), 1e-6)
 
 
 @pytest.mark.parametrize(

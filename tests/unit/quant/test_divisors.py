@@ -124,3 +124,27 @@ def test_a_cast_of_booleans_writes_float_then_quantizes(tmp_path, dtype):
     (got,) = run_model(q, [t_in], DEFAULT)
     (want,) = one_cmds.Interpreter(model).run([t_in])
     assert np.abs(got - want).max() <= 0.05 * (want.max() - want.min())
+
+
+@pytest.mark.parametrize("resolver", [DEFAULT, BUILTIN])
+def test_div_no_nan_quantizes_and_runs(tmp_path, resolver):
+    """basic-pitch's ``div_no_nan``: ``SELECT_V2(EQUAL(d, 0), 0, x / d)``. The comparison's
+    constant takes ``d``'s qparams, the SELECT's the result's (LiteRT copies raw values)."""
+    net = Net()
+    x, d = net.input("x", SHAPE), net.input("d", [1, 1, 1])
+    zero = net.const("zero", np.array(0.0, np.float32))
+    is_zero = net.op("EQUAL", [d, zero], outputs=["BOOL"], name="is_zero")
+    ratio = net.op("DIV", [x, d], name="ratio")
+    net.outputs(net.op("SELECT_V2", [is_zero, zero, ratio], name="div_no_nan"))
+    model = net.model()
+    rng = np.random.default_rng(5)
+    records = [
+        rng.uniform(0, 1, (8, *SHAPE)).astype(np.float32),
+        rng.uniform(0.5, 1, (8, 1, 1, 1)).astype(np.float32),
+    ]
+    q = _quantize(model, tmp_path, records)
+    x_in = rng.uniform(0, 0.5, SHAPE).astype(np.float32)
+    d_in = np.array([[[0.8]]], np.float32)
+    (got,) = run_model(q, [x_in, d_in], resolver)
+    (want,) = one_cmds.Interpreter(model).run([x_in, d_in])
+    assert np.abs(got - want).max() <= 0.03 * (want.max() - want.min())

@@ -17,14 +17,15 @@ def _comparison(ufunc: np.ufunc):
     return compare
 
 
-for _opcode, _ufunc in {
+COMPARISONS: dict[str, np.ufunc] = {
     "EQUAL": np.equal,
     "NOT_EQUAL": np.not_equal,
     "LESS": np.less,
     "LESS_EQUAL": np.less_equal,
     "GREATER": np.greater,
     "GREATER_EQUAL": np.greater_equal,
-}.items():
+}
+for _opcode, _ufunc in COMPARISONS.items():
     kernel(_opcode, real_valued=True)(_comparison(_ufunc))
 
 

@@ -281,13 +281,14 @@ def _rounding_divide_by_pot_x86(x: np.ndarray, exponent: np.ndarray) -> np.ndarr
 def quantized_div(op: Operator, args: Args, ctx: Any) -> np.ndarray:
     """DivElementwise: ``(a - za)`` times gemmlowp's reciprocal of ``(b - zb)`` (signs moved
     to the dividend), rescaled by ``sa / (sb * s_out)`` (float32), plus ``z_out``, clamped to
-    the activation range. A zero divisor (raw or real) is an error."""
+    the activation range. A divisor at its zero point is an error (as LiteRT's ``data[i] !=
+    zero_point``; a raw 0 of another zero point is a real value like any other)."""
     a, b = args
     _same_type_pair(op, a, b, _ALL)
     s1, z1 = tensor_params(op, 0)
     s2, z2 = tensor_params(op, 1)
     so, zo = tensor_params(op, 0, output=True)
-    if np.any(b == 0) or np.any(b == z2):
+    if np.any(b == z2):
         raise InterpreterError(f"{op.kind}: division by zero")
     multiplier, shift = quantize_multiplier(float(s1 / (s2 * so)))
     dividend, divisor = np.broadcast_arrays(a.astype(np.int64) - z1, b.astype(np.int64) - z2)
