@@ -82,7 +82,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str
     dtype, granularity = options.quantized_dtype, options.granularity
     precision = _precision(model, options.quant_config, dtype, granularity)
     graph = model.main
-    rewrite_integer_forms(graph, precision)
+    rewrite_integer_forms(graph)
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
     kept_float = keep_operators_float(graph)

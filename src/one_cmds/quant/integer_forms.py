@@ -4,9 +4,11 @@
 - ``SQUARE(x)`` becomes ``MUL(x, x)``: neither LiteRT (``elementwise.cc``: no integer Square)
   nor ONE's kernels square quantized tensors, while every runtime multiplies them
   (basic-pitch's spectrogram ``log(x² + eps)``).
-- An 8-bit ``NEG(x)`` becomes ``MUL(x, -1)``: LiteRT negates int8 values raw, which is right
-  only for a zero point that negates into the type (not a range starting at 0, zero point
-  -128), and has no uint8 Neg; MUL rescales. INT16 NEG (zero point 0) keeps its kernel.
+- ``NEG(x)`` becomes ``MUL(x, -1)``: LiteRT negates int8 values raw, which is right only for
+  a zero point that negates into the type (not a range starting at 0, zero point -128), has
+  no uint8 Neg, and an int16 NEG is right only while its result keeps its input's qparams,
+  which propagation around it may change (basic-pitch's int16 run lost 33 dB there); MUL
+  rescales in every type.
 
 An operator without a recorded range (one that stays float) is left as it is.
 """
@@ -17,18 +19,17 @@ import numpy as np
 
 from ..ir import Graph, Operator, Tensor
 from ..ir.schema import new_options
-from .mixed_precision import Precision
 
 
-def rewrite_integer_forms(graph: Graph, precision: Precision) -> None:
-    """Rewrite every calibrated SQUARE, and 8-bit NEG, of ``graph`` as a MUL."""
+def rewrite_integer_forms(graph: Graph) -> None:
+    """Rewrite every calibrated SQUARE and NEG of ``graph`` as a MUL."""
     for i, op in enumerate(graph.operators):
         x = op.inputs[0] if op.inputs else None
         if x is None or x.quant is None or x.quant.min is None:
             continue
         if op.opcode == "SQUARE":
             graph.operators[i] = _mul(op, [x, x])
-        elif op.opcode == "NEG" and precision.of(op).dtype in ("uint8", "int8"):
+        elif op.opcode == "NEG":
             minus_one = Tensor.constant(f"{x.name}_MinusOne", np.array([-1.0], np.float32))
             graph.operators[i] = _mul(op, [x, minus_one])
 

@@ -102,12 +102,11 @@ def share_compared_qparams(graph: Graph) -> None:
     MAXIMUM/MINIMUM of a quantized tensor and a float constant: the constant is quantized with
     the tensor's qparams and the result takes them too, since LiteRT compares and copies raw
     values (a constant of its own range, as the reference quantizes it, made a clamp
-    ``max(min(x, 6), 0)`` wrong by twice its range). Likewise an INT16 NEG takes its input's
-    qparams: LiteRT negates the raw values (zero points are 0), whatever the result's scale.
-    A comparison's float constant takes its quantized operand's qparams (``x == 0`` stays
-    exact; a one-value constant has no range of its own), and a SELECT/SELECT_V2 constant
-    takes the result's (basic-pitch's ``div_no_nan``), its activations being requantized to
-    them (:func:`requantize_joined_inputs`)."""
+    ``max(min(x, 6), 0)`` wrong by twice its range). A comparison's float constant takes its
+    quantized operand's qparams (``x == 0`` stays exact; a one-value constant has no range of
+    its own), and a SELECT/SELECT_V2 constant takes the result's (basic-pitch's
+    ``div_no_nan``), its activations being requantized to them
+    (:func:`requantize_joined_inputs`)."""
     for op in graph.operators:
         if op.opcode in _COMPARISONS:
             _constants_with(op, _single_activation(op))
@@ -120,8 +119,6 @@ def share_compared_qparams(graph: Graph) -> None:
                 _take_qparams(op.outputs[0], source)
         elif op.opcode in _SELECTS:
             _constants_with(op, op.outputs[0])
-        elif op.opcode == "NEG" and op.outputs[0].dtype == "INT16" and _quantized(op.inputs[0]):
-            _take_qparams(op.outputs[0], op.inputs[0])
 
 
 def _single_activation(op: Operator) -> Tensor | None:

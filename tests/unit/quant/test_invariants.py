@@ -39,6 +39,7 @@ ROW_CASES = {
     "MAXIMUM": ([X, X], None),
     "PACK": ([X, X], new_options("PackOptions", valuesCount=2, axis=0)),
     "CONCATENATION": ([X, X], new_options("ConcatenationOptions", axis=3)),
+    "SELECT_V2": ([const(np.random.default_rng(9).random(X) > 0.5), X, X], None),
 }  # fmt: skip
 
 

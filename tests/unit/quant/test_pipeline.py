@@ -105,11 +105,3 @@ def test_maximum_of_two_activations_reads_both_at_its_qparams(fixture_path, dtyp
             out.zero_point.tolist(),
         )
         assert producers[t].opcode == "QUANTIZE" and t.name.endswith("_Requantize")
-
-
-def test_int16_neg_keeps_its_input_scale(fixture_path):
-    """LiteRT's INT16 NEG negates raw values: the result's scale must be its input's."""
-    model = one_cmds.load(fixture_path("misc_ops_a.tflite"))
-    q = one_cmds.quantize(model, quantized_dtype="int16", granularity="channel")
-    neg = next(op for op in q.main.operators if op.opcode == "NEG")
-    assert neg.outputs[0].quant.scale.tolist() == neg.inputs[0].quant.scale.tolist()
