@@ -4,8 +4,10 @@ the import written as ``.tflite``, same inputs.
 ``check(model_proto, tmp_path)`` saves the model, imports it (optionally resizing dynamic
 inputs), writes the ``.tflite``, runs both and compares with ``|a-b| <= atol*max(1, max|b|) +
 rtol*|b|`` (rtol = atol = 1e-4 unless given), exact for integers and booleans. On a mismatch
-it re-runs LiteRT with its reference kernels and says which one failed. Returns the imported
-model for structural checks.
+it re-runs LiteRT with its reference kernels and says which one failed. The project's
+interpreter runs the written file too and must agree with onnxruntime the same way (issue 17:
+everything the front end writes runs in the interpreter). Returns the imported model for
+structural checks.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ def check(
             f"output {k}: LiteRT {g.shape} differs from onnxruntime {e.shape} (max abs diff "
             f"{worst}); {kernels} LiteRT's reference kernels"
         )
+    ours = one_cmds.Interpreter(one_cmds.load(tflite_path)).run(feeds)
+    for k, (e, g) in enumerate(zip(expected, ours, strict=True)):
+        assert close(e, g, rtol, atol), f"output {k}: the interpreter differs from onnxruntime"
     return imported
 
 

@@ -166,10 +166,13 @@ class _GraphRun:
         if value is not None:
             return value
         data = tensor.data
-        if data is None and tensor.is_variable and tensor.is_static:
+        empty = tensor.is_static and 0 in tensor.shape
+        if data is None and (tensor.is_variable or empty) and tensor.is_static:
             dtype = numpy_dtype(tensor.dtype)
             if dtype is not None:
-                return np.zeros(tensor.shape, dtype)  # variables start at zero, as in LiteRT
+                # variables start at zero, as in LiteRT; a constant with no elements (the
+                # shape of a reshape to a scalar) is written with an empty buffer
+                return np.zeros(tensor.shape, dtype)
         if data is None:
             raise InterpreterError(
                 f"tensor {tensor.name!r} of graph {self.index} has no value "

@@ -3,12 +3,15 @@
 import numpy as np
 import pytest
 
+import one_cmds
 from one_cmds.interp import InterpreterError
+from support.litert import BUILTIN, run_model
 from support.single_op import (
     TYPE_NAMES,
     check_against_litert,
     const,
     new_options,
+    op_model,
     randoms,
     run_ours,
 )
@@ -266,3 +269,17 @@ def test_reverse_v2_non_contiguous_axes():
     x = rand(2, 3, 4)
     (got,) = run_ours("REVERSE_V2", [x, const([0, -1], np.int32)], new_options("ReverseV2Options"))
     np.testing.assert_array_equal(got, x[::-1, :, ::-1])
+
+
+def test_a_zero_element_shape_constant_read_back_from_a_file(tmp_path):
+    """The target shape of a reshape to a scalar has no elements, so the file holds an empty
+    buffer for it (as for no value at all): read back, it still runs (issue 17, the resized
+    Hugging Face decoders), equal to LiteRT."""
+    model = op_model("RESHAPE", [np.zeros([1], np.float32), const(np.zeros([0], np.int32))])
+    model.main.outputs[0].shape = ()
+    one_cmds.save(model, str(tmp_path / "m.circle"))
+    loaded = one_cmds.load(str(tmp_path / "m.circle"))
+    x = np.array([3.5], np.float32)
+    (got,) = one_cmds.Interpreter(loaded).run([x])
+    (want,) = run_model(loaded, [x], BUILTIN)
+    assert got.shape == () and got == want == np.float32(3.5)

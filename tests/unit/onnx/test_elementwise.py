@@ -315,3 +315,28 @@ def test_cast_to_an_unsupported_type(tmp_path):
     assert str(e.value) == (
         "Unsupported ONNX operators (1): Cast 'cast' (opset 17): to 'STRING' is not supported"
     )
+
+
+def _specials(*shape):
+    """Floats with NaN, +inf and -inf among them."""
+    x = floats(*shape, scale=3.0)
+    x.reshape(-1)[::5] = np.nan
+    x.reshape(-1)[1::7] = np.inf
+    x.reshape(-1)[2::7] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("opset", [13, 20])
+def test_is_nan(opset, tmp_path):
+    """What the dynamo exporter writes for Hugging Face decoders' masks (issue 17)."""
+    model = node_model("IsNaN", ["x"], {"x": (FLOAT, ["N", 4, 6])}, opset=opset, out=BOOL)
+    assert opcodes(check(model, tmp_path, inputs=[_specials(2, 4, 6)])) == ["NOT_EQUAL"]
+
+
+@pytest.mark.parametrize(("positive", "negative"), [(1, 1), (1, 0), (0, 1), (0, 0)])
+def test_is_inf(positive, negative, tmp_path):
+    model = node_model(
+        "IsInf", ["x"], {"x": (FLOAT, [3, 10])}, opset=20, out=BOOL,
+        detect_positive=positive, detect_negative=negative,
+    )  # fmt: skip
+    check(model, tmp_path, inputs=[_specials(3, 10)])

@@ -53,6 +53,11 @@ def average_pool_2d(op, args, ctx):
 
 @kernel("MAX_POOL_2D")
 def max_pool_2d(op, args, ctx):
+    """Float, or raw integers (no qparams: the ONNX front end's integer MaxPool), whose
+    padding reads the type's minimum."""
+    x = args[0]
+    if np.issubdtype(x.dtype, np.integer):
+        return _reduce_taps(_pool_window(op, x), x, np.iinfo(x.dtype).min, np.maximum)
     (x,) = float_args(op, args, 1)
     return finish(_reduce_taps(_pool_window(op, x), x, -np.inf, np.maximum), None, op)
 

@@ -1,5 +1,5 @@
 """Element-wise operators (onnx-import.md §6.1): arithmetic, Pow, variadic Max/Min/Sum/Mean,
-Mod, unary math, logic, comparisons, Where, Cast and CastLike (§7.2).
+Mod, unary math, logic, comparisons, IsNaN and IsInf, Where, Cast and CastLike (§7.2).
 
 ONNX's multidirectional (numpy) broadcasting is TFLite's, so binary operators map one to one.
 INT64 values compute as INT32 inside the graph; TFLite's DIV on INT32 truncates toward zero
@@ -174,6 +174,29 @@ def predicate(node: Node, lo: Lowering) -> None:
     """Comparisons and logical binaries (Xor is NOT_EQUAL of booleans): BOOL results."""
     operands, _ = _operands(lo, node, 2)
     lo.bind(node.outputs[0], op(lo, PREDICATES[node.op_type], operands, dtype="BOOL"))
+
+
+@converter("IsNaN")
+def is_nan(node: Node, lo: Lowering) -> None:
+    """IsNaN (9, 13, 20): ``x != x``, true exactly for NaN (what the dynamo exporter writes for
+    ``torch.isnan`` in Hugging Face decoders' attention masks)."""
+    x = lo.value(node.input(0))
+    lo.bind(node.outputs[0], op(lo, "NOT_EQUAL", [x, x], dtype="BOOL"))
+
+
+@converter("IsInf")
+def is_inf(node: Node, lo: Lowering) -> None:
+    """IsInf (10, 20): ``|x| == inf``, ``x == inf`` or ``x == -inf`` as ``detect_positive`` and
+    ``detect_negative`` say; neither gives ``x < x`` (false everywhere, NaN included)."""
+    x = lo.value(node.input(0))
+    positive, negative = node.attr("detect_positive", 1), node.attr("detect_negative", 1)
+    if positive and negative:
+        found = op(lo, "EQUAL", [op(lo, "ABS", [x]), scalar(lo, np.inf, x)], dtype="BOOL")
+    elif positive or negative:
+        found = op(lo, "EQUAL", [x, scalar(lo, np.inf if positive else -np.inf, x)], dtype="BOOL")
+    else:
+        found = op(lo, "LESS", [x, x], dtype="BOOL")
+    lo.bind(node.outputs[0], found)
 
 
 @converter("Where")
