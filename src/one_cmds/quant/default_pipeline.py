@@ -25,6 +25,7 @@ from .mixed_precision import (
 )
 from .options import CalibrationOptions, QuantConfig, QuantizationOptions
 from .propagation import backward, forward, requantize_joined_inputs, share_compared_qparams
+from .softmax_inputs import narrow_softmax_inputs
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
 
@@ -83,6 +84,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str
     precision = _precision(model, options.quant_config, dtype, granularity)
     graph = model.main
     rewrite_integer_forms(graph)
+    narrow_softmax_inputs(graph)
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
     kept_float = keep_operators_float(graph)

@@ -10,6 +10,7 @@ that a QUANTIZE brings to their recorded qparams.
   (``div.cc: data[i] != zero_point``) and the integer run divide by zero, so the reference's
   quantized DIV would not run on the model's own data. (A divisor whose range stays on one
   side of zero is clamped off its zero point instead: divisors.py.)
+- SIN and COS (a decoder's rotary embedding): no runtime has integer kernels for them.
 - A CAST from a boolean or integer tensor (Magika's one-hot ``CAST(EQUAL(...))``): LiteRT
   converts the raw values, so a quantized result would read ``q = value`` in a scale it does
   not have; the CAST writes float32 and a QUANTIZE follows (the reference retypes it), unless
@@ -26,12 +27,13 @@ from .activations import DTYPE_NAMES
 from .qparams import activation_range
 
 CUSTOM = "CUSTOM"
+FLOAT_ONLY = frozenset({CUSTOM, "SIN", "COS"})  # no integer kernel in LiteRT or ONE
 DIVISOR_MARGIN = 2  # quantization steps between a constant divisor and zero
 
 
 def keep_operators_float(graph: Graph) -> list[str]:
-    """Rewrite ``graph`` (activation qparams assigned) so custom operators and DIVs by a
-    divisor that reaches zero compute in float; returns one line per DIV kept float."""
+    """Rewrite ``graph`` (activation qparams assigned) so the operators above compute in
+    float; returns one line per DIV kept float."""
     divisions = [op for op in graph.operators if _divides_near_zero(op)]
     notes = [
         f"{op.kind} '{op.outputs[0].name}' computes in float: its divisor '{op.inputs[1].name}'"
@@ -41,7 +43,7 @@ def keep_operators_float(graph: Graph) -> list[str]:
     kept = [
         op
         for op in graph.operators
-        if op.opcode == CUSTOM or op in divisions or _casts_raw_integers(op)
+        if op.opcode in FLOAT_ONLY or op in divisions or _casts_raw_integers(op)
     ]
     _keep_float(graph, kept)
     return notes
