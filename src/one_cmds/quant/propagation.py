@@ -53,9 +53,11 @@ def _quantized(t: Tensor | None) -> bool:
 
 
 def _const_with(t: Tensor, qparam: QuantParam, dtype: str) -> Tensor:
-    """A copy of float constant ``t`` quantized with ``qparam`` (``round(x/s) + zp``)."""
+    """A copy of float constant ``t`` quantized with ``qparam`` (``round(x/s) + zp``,
+    saturated: an infinite bound such as Magika's ``max(x, -inf)`` takes the type's end)."""
     s, zp = float(qparam.scale[0]), int(qparam.zero_point[0])  # type: ignore[index]
-    q = np.clip(round_away(np.asarray(t.data, np.float64) / s) + zp, -(2**31), 2**31 - 1)
+    scaled = np.clip(np.asarray(t.data, np.float64) / s, -(2.0**31), 2.0**31 - 1)
+    q = np.clip(round_away(scaled) + zp, -(2**31), 2**31 - 1)
     lo, hi = INTEGER_LIMITS[dtype]
     new = Tensor.constant(t.name, np.clip(q, lo, hi), DTYPES[dtype])
     new.quant = copy.copy(qparam)

@@ -1,12 +1,15 @@
 """The default quantization pipeline end to end: uint8 layer-wise models run in LiteRT and
 stay close to the float model; int16 channel-wise models have the structure of §14."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import one_cmds
 from one_cmds.errors import OneCmdsError
 from support.litert import BUILTIN, REFERENCE, random_inputs, run_model
+from support.passes import Net
 
 FLOAT_IO = {"input_type": "float32", "output_type": "float32"}
 
@@ -105,3 +108,21 @@ def test_maximum_of_two_activations_reads_both_at_its_qparams(fixture_path, dtyp
             out.zero_point.tolist(),
         )
         assert producers[t].opcode == "QUANTIZE" and t.name.endswith("_Requantize")
+
+
+def test_an_infinite_clamp_bound_saturates(tmp_path):
+    """``max(x, -inf)`` (Magika): the constant shares x's qparams and takes the type's lowest
+    value instead of a NaN cast to an integer."""
+    net = Net()
+    x = net.input("x", [1, 8])
+    net.outputs(net.op("MAXIMUM", [x, net.const("floor", np.float32(-np.inf))], name="y"))
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "r.npz", **{"0": rng.uniform(-1, 1, (8, 1, 8)).astype(np.float32)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        q = one_cmds.quantize(
+            net.model(), quantized_dtype="int8", granularity="channel",
+            input_data=str(tmp_path / "r.npz"), input_data_format="npz",
+        )  # fmt: skip
+    (op,) = [op for op in q.main.operators if op.kind == "MAXIMUM"]
+    assert op.inputs[1].data.tolist() == -128
