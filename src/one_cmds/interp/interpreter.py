@@ -166,8 +166,7 @@ class _GraphRun:
         if value is not None:
             return value
         data = tensor.data
-        empty = tensor.is_static and 0 in tensor.shape
-        if data is None and (tensor.is_variable or empty) and tensor.is_static:
+        if data is None and tensor.is_static and (tensor.is_variable or 0 in tensor.shape):
             dtype = numpy_dtype(tensor.dtype)
             if dtype is not None:
                 # variables start at zero, as in LiteRT; a constant with no elements (the

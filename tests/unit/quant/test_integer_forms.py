@@ -23,37 +23,36 @@ def _model():
     return net.model()
 
 
-@pytest.mark.parametrize("resolver", [DEFAULT, BUILTIN])
-def test_square_and_neg_run_in_litert_int8(tmp_path, resolver):
-    model = _model()
-    rng = np.random.default_rng(0)
+def _quantized(model, tmp_path, dtype: str, rng):
     np.savez(tmp_path / "r.npz", **{"0": rng.uniform(0, 2, (8, *SHAPE)).astype(np.float32)})
     q = one_cmds.quantize(
-        model, quantized_dtype="int8", granularity="channel", input_type="float32",
+        model, quantized_dtype=dtype, granularity="channel", input_type="float32",
         output_type="float32", input_data=str(tmp_path / "r.npz"), input_data_format="npz",
     )  # fmt: skip
     assert [op.kind for op in q.main.operators] == ["QUANTIZE", "MUL", "MUL", "DEQUANTIZE"]
+    return q
+
+
+def _error(model, q, rng, resolver) -> float:
+    """The largest difference from float, over the float result's range."""
+    x = rng.uniform(0, 2, SHAPE).astype(np.float32)
+    (want,) = one_cmds.Interpreter(model).run([x])
+    (got,) = run_model(q, [x], resolver)
+    return float(np.abs(got - want).max() / (want.max() - want.min()))
+
+
+@pytest.mark.parametrize("resolver", [DEFAULT, BUILTIN])
+def test_square_and_neg_run_in_litert_int8(tmp_path, resolver):
+    model, rng = _model(), np.random.default_rng(0)
+    q = _quantized(model, tmp_path, "int8", rng)
     square, negate = q.main.operators[1:3]
     assert square.inputs[0] is square.inputs[1]
     minus_one = negate.inputs[1]
     real = (minus_one.data.astype(np.float64) - minus_one.quant.zero_point) * minus_one.quant.scale
     assert minus_one.is_constant and real.tolist() == pytest.approx([-1.0])
-    x = rng.uniform(0, 2, SHAPE).astype(np.float32)
-    (want,) = one_cmds.Interpreter(model).run([x])
-    (got,) = run_model(q, [x], resolver)
-    assert np.abs(got - want).max() <= 0.02 * (want.max() - want.min())
+    assert _error(model, q, rng, resolver) <= 0.02
 
 
 def test_int16_neg_is_a_mul_too(tmp_path):
-    model = _model()
-    rng = np.random.default_rng(1)
-    np.savez(tmp_path / "r.npz", **{"0": rng.uniform(0, 2, (8, *SHAPE)).astype(np.float32)})
-    q = one_cmds.quantize(
-        model, quantized_dtype="int16", granularity="channel", input_type="float32",
-        output_type="float32", input_data=str(tmp_path / "r.npz"), input_data_format="npz",
-    )  # fmt: skip
-    assert [op.kind for op in q.main.operators] == ["QUANTIZE", "MUL", "MUL", "DEQUANTIZE"]
-    x = rng.uniform(0, 2, SHAPE).astype(np.float32)
-    (want,) = one_cmds.Interpreter(model).run([x])
-    (got,) = run_model(q, [x], DEFAULT)
-    assert np.abs(got - want).max() <= 0.001 * (want.max() - want.min())
+    model, rng = _model(), np.random.default_rng(1)
+    assert _error(model, _quantized(model, tmp_path, "int16", rng), rng, DEFAULT) <= 0.001
