@@ -15,16 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Operator, QuantParam, Tensor
+from .float_islands import quantized
 
 
 def keep_divisors_off_zero(graph: Graph) -> None:
     """Clamp every quantized DIV's one-signed activation divisor a step away from zero."""
     for op in [op for op in graph.operators if op.opcode == "DIV"]:
         divisor = op.inputs[1] if len(op.inputs) > 1 else None
-        if not _quantized(op.outputs[0]) or divisor is None or divisor.is_constant:
+        if not quantized(op.outputs[0]) or divisor is None or divisor.is_constant:
             continue
         q = divisor.quant
-        if not _quantized(divisor) or q.min is None or q.max is None:  # type: ignore[union-attr]
+        if not quantized(divisor) or q.min is None or q.max is None:  # type: ignore[union-attr]
             continue
         lo, hi = float(q.min[0]), float(q.max[0])  # type: ignore[union-attr,index]
         step = float(q.scale[0])  # type: ignore[union-attr,index]
@@ -40,7 +41,3 @@ def keep_divisors_off_zero(graph: Graph) -> None:
         clamp = Operator(opcode, [divisor, limit], [clamped], origin=op.origin)
         graph.operators.insert(graph.operators.index(op), clamp)
         op.inputs[1] = clamped
-
-
-def _quantized(t: Tensor) -> bool:
-    return t.dtype != "FLOAT32" and t.quant is not None and t.quant.scale is not None

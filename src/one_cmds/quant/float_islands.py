@@ -52,7 +52,7 @@ def keep_operators_float(graph: Graph) -> list[str]:
 def _divides_near_zero(op: Operator) -> bool:
     """A quantized DIV whose divisor's recorded range holds zero, or whose constant divisor
     comes within :data:`DIVISOR_MARGIN` steps of zero."""
-    if op.opcode != "DIV" or not _quantized(op.outputs[0]) or op.inputs[1] is None:
+    if op.opcode != "DIV" or not quantized(op.outputs[0]) or op.inputs[1] is None:
         return False
     divisor = op.inputs[1]
     if divisor.is_constant:
@@ -60,7 +60,7 @@ def _divides_near_zero(op: Operator) -> bool:
         lo, hi = float(values.min(initial=0.0)), float(values.max(initial=0.0))
         step = activation_range(lo, hi, DTYPE_NAMES[op.outputs[0].dtype]).scale
         nearest = float(np.abs(values).min(initial=np.inf))
-    elif _quantized(divisor) and divisor.quant.min is not None and divisor.quant.max is not None:
+    elif quantized(divisor) and divisor.quant.min is not None and divisor.quant.max is not None:
         return float(divisor.quant.min[0]) <= 0.0 <= float(divisor.quant.max[0])
     else:
         return False
@@ -70,10 +70,10 @@ def _divides_near_zero(op: Operator) -> bool:
 def _casts_raw_integers(op: Operator) -> bool:
     """A CAST of an unquantized boolean or integer tensor into a quantized one whose
     qparams are not the identity on the input's values."""
-    if op.opcode != "CAST" or op.inputs[0] is None or not _quantized(op.outputs[0]):
+    if op.opcode != "CAST" or op.inputs[0] is None or not quantized(op.outputs[0]):
         return False
     source, result = op.inputs[0], op.outputs[0]
-    if source.dtype == "FLOAT32" or _quantized(source):
+    if source.dtype == "FLOAT32" or quantized(source):
         return False
     q = result.quant
     if float(q.scale[0]) != 1.0 or int(q.zero_point[0]) != 0:  # type: ignore[union-attr,index]
@@ -99,7 +99,7 @@ def _keep_float(graph: Graph, kept: list[Operator]) -> None:
     dequantized: dict[int, Tensor] = {}
     for op in kept:
         for i, t in enumerate(op.inputs):
-            if t is None or t.is_constant or not _quantized(t):
+            if t is None or t.is_constant or not quantized(t):
                 continue
             if id(t) not in dequantized:
                 dequantized[id(t)] = Tensor(f"{t.name}_Dequantize", "FLOAT32", t.shape)
@@ -107,7 +107,7 @@ def _keep_float(graph: Graph, kept: list[Operator]) -> None:
                 graph.operators.insert(graph.operators.index(op), dequantize)
             op.inputs[i] = dequantized[id(t)]
         for k, out in enumerate(op.outputs):
-            if not _quantized(out):
+            if not quantized(out):
                 continue
             result = Tensor(f"{out.name}_Float", "FLOAT32", out.shape)
             op.outputs[k] = result
@@ -115,5 +115,6 @@ def _keep_float(graph: Graph, kept: list[Operator]) -> None:
             graph.operators.insert(graph.operators.index(op) + 1, quantize)
 
 
-def _quantized(t: Tensor) -> bool:
+def quantized(t: Tensor) -> bool:
+    """An integer tensor with qparams (not float, not a raw integer)."""
     return t.dtype != "FLOAT32" and t.quant is not None and t.quant.scale is not None

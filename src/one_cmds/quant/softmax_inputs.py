@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Tensor
+from .activations import has_range
 
 SPAN = 16.0
 SENTINEL = -1e30
@@ -34,7 +35,7 @@ def narrow_softmax_inputs(graph: Graph) -> int:
     masks: dict[int, tuple[Tensor, float]] = {}
     for op in graph.operators:
         x = op.inputs[0] if op.opcode == "SOFTMAX" and op.inputs else None
-        if x is None or not _ranged(x) or id(x) in outputs:
+        if x is None or not has_range(x) or id(x) in outputs:
             continue
         if any(reader.opcode != "SOFTMAX" for reader in consumers.get(x, [])):
             continue
@@ -47,24 +48,19 @@ def narrow_softmax_inputs(graph: Graph) -> int:
         if add is None or add.opcode != "ADD" or len(add.inputs) != 2:
             continue
         for k, (mask, other) in enumerate((add.inputs, add.inputs[::-1])):
-            if not _ranged(other) or mask is None:
+            if not has_range(other) or mask is None:
                 continue
             low = floor - float(other.quant.max[0])  # type: ignore[union-attr,index]
             if mask.is_constant and float(np.min(mask.data, initial=0.0)) < SENTINEL:
                 clipped = np.maximum(mask.data, np.float32(low))
                 add.inputs[k] = Tensor.constant(f"{mask.name}_Clipped", clipped, mask.dtype)
                 changed += 1
-            elif _ranged(mask) and float(mask.quant.min[0]) < SENTINEL:  # type: ignore[union-attr,index]
+            elif has_range(mask) and float(mask.quant.min[0]) < SENTINEL:  # type: ignore[union-attr,index]
                 masks[id(mask)] = (mask, min(low, masks.get(id(mask), (mask, low))[1]))
     for mask, low in masks.values():
         _raise_min(mask, low)
         changed += 1
     return changed
-
-
-def _ranged(t: Tensor | None) -> bool:
-    q = None if t is None else t.quant
-    return q is not None and q.min is not None and q.max is not None
 
 
 def _raise_min(t: Tensor, low: float) -> None:
