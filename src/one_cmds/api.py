@@ -15,7 +15,8 @@ from .stages.stage import StepResult
 
 def load(path: str) -> Model:
     """Read a ``.tflite`` or ``.circle`` file (format from its identifier), or import an
-    ``.onnx`` file with the default options of ``one-import-onnx``, into a Model.
+    ``.onnx`` file with the default options of ``one-import-onnx``, or a PyTorch
+    ExportedProgram (``.pt2``, by content) as ``one-import-pytorch`` does, into a Model.
 
     Origins and the source md5 are stamped as an import step does.
     """
@@ -23,6 +24,12 @@ def load(path: str) -> Model:
         from .frontends.onnx import import_onnx
 
         return import_onnx(path, warn=warn)
+    from .frontends.pytorch.kinds import Kind, input_kind
+
+    if input_kind(path) is Kind.EXPORTED_PROGRAM:
+        from .frontends.pytorch import import_pytorch
+
+        return import_pytorch(path, warn=warn).model
     return reader.load(path, warn=warn)
 
 

@@ -46,3 +46,8 @@ class StageError(OneCmdsError):
 
 class UnsupportedError(OneCmdsError):
     """A step, driver or feature that this project does not run."""
+
+
+class MissingExtraError(OneCmdsError):
+    """An optional dependency a step needs (``one-cmds[tf]``, ``one-cmds[pytorch]``) is not
+    installed, or is too old."""

@@ -1,7 +1,9 @@
 """Config-file UI tests: each folder of ``cases/`` is a configuration plus ``expect.toml``.
 
 The folder is copied to a temporary directory, ``{fixtures}`` (the absolute path of
-``tests/fixtures``) and ``{case}`` (the copy's path) are substituted in its text files, and the
+``tests/fixtures``), ``{torch_fixtures}`` (the PyTorch files of tests/fixtures/torch, made at
+test time; the case is skipped without torch) and ``{case}`` (the copy's path) are substituted
+in its text files, and the
 program runs there as a user runs it (the repository launchers, current directory = the copy).
 
 ``expect.toml`` keys (all optional except ``exit_code``):
@@ -41,6 +43,7 @@ from circle_schema.v0_10.circle.Model import ModelT
 
 import one_cmds
 from one_cmds.config.reader import tomllib
+from support.torch_fixtures import torch_fixtures
 
 UI = Path(__file__).resolve().parent
 CASES = UI / "cases"
@@ -87,6 +90,8 @@ def launcher(program: str) -> Path:
 
 
 def substitute(text: str, work: Path) -> str:
+    if "{torch_fixtures}" in text:
+        text = text.replace("{torch_fixtures}", str(torch_fixtures()))
     return text.replace("{fixtures}", str(FIXTURES)).replace("{case}", str(work))
 
 

@@ -1,4 +1,5 @@
 """Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-import-onnx``,
+``one-import-pytorch``,
 ``one-resize``, ``one-optimize``, ``one-quantize`` (cli-and-config.md §17), ``one-pack`` and
 ``one-partition`` (backends-and-packaging.md §4, §5); the tool drivers come from
 :mod:`one_cmds.cli.backend_drivers`. Each builds the
@@ -46,6 +47,10 @@ def one_import_onnx(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-import-onnx", argv)
 
 
+def one_import_pytorch(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-import-pytorch", argv)
+
+
 def one_resize(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-resize", argv)
 
@@ -88,6 +93,7 @@ MAINS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "one-import-tflite": one_import_tflite,
     "one-import-circle": one_import_circle,
     "one-import-onnx": one_import_onnx,
+    "one-import-pytorch": one_import_pytorch,
     "one-resize": one_resize,
     "one-optimize": one_optimize,
     "one-quantize": one_quantize,

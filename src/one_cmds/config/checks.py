@@ -10,6 +10,7 @@ from one_cmds.config.passes import PASS_NAMES
 from one_cmds.config.source import Source
 from one_cmds.config.tables import Option
 from one_cmds.config.values import Settings
+from one_cmds.errors import StageError
 from one_cmds.report.console import warn
 
 Verify = Callable[[Settings, Source], dict[str, object]]
@@ -71,6 +72,36 @@ def verify_required(options: tuple[Option, ...], *, bare: bool = False) -> Verif
         missing = [o for o in options if o.required and o.name not in settings]
         _raise_missing([o.name if bare else o.display for o in missing], main)
         return values(settings)
+
+    return verify
+
+
+def verify_pytorch(options: tuple[Option, ...]) -> Verify:
+    """``one-import-pytorch`` (tf-and-pytorch-import.md §2.2, §5.1, §5.3): required paths,
+    the extra installed, then shapes and types: required unless the input is an
+    ExportedProgram (ignored for one, with a warning), and as many of each."""
+    required = verify_required(options)
+
+    def verify(settings: Settings, main: Source) -> dict[str, object]:
+        from one_cmds.frontends.extras import PYTORCH_EXTRA
+        from one_cmds.frontends.pytorch.kinds import Kind, input_kind
+
+        fields = required(settings, main)
+        for requirement in PYTORCH_EXTRA:
+            requirement.check_installed()
+        keys = ("input_shapes", "input_types")
+        if input_kind(str(fields["input_path"])) is Kind.EXPORTED_PROGRAM:
+            for key in keys:
+                if fields.pop(key, None) is not None:
+                    warn(f"'{key}' has no effect for an ExportedProgram and is ignored (use "
+                         "one-resize)")  # fmt: skip
+            return fields
+        by_key = {o.name: o for o in options}
+        _raise_missing([by_key[k].display for k in keys if fields.get(k) is None], main)
+        if len(fields["input_shapes"]) != len(fields["input_types"]):  # type: ignore[arg-type]
+            message = "ValueError: number of input shapes and input types must be equal"
+            raise StageError(message + main.context())
+        return fields
 
     return verify
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from one_cmds.backends.calls import ToolOptions
-from one_cmds.config import tables
+from one_cmds.config import import_tables, tables
 from one_cmds.config.checks import (
     Verify,
     verify_optimize,
+    verify_pytorch,
     verify_quantize,
     verify_required,
 )
@@ -83,9 +84,16 @@ DRIVERS: dict[str, DriverSpec] = {
         DriverSpec(
             "one-import-onnx",
             "command line tool to convert ONNX to circle",
-            tables.IMPORT_ONNX_OPTIONS,
+            import_tables.IMPORT_ONNX_OPTIONS,
             "ImportOnnxOptions",
-            verify_required(tables.IMPORT_ONNX_OPTIONS),
+            verify_required(import_tables.IMPORT_ONNX_OPTIONS),
+        ),
+        DriverSpec(
+            "one-import-pytorch",
+            "command line tool to convert PyTorch to Circle",
+            import_tables.IMPORT_PYTORCH_OPTIONS,
+            "ImportPytorchOptions",
+            verify_pytorch(import_tables.IMPORT_PYTORCH_OPTIONS),
         ),
         DriverSpec(
             "one-resize",

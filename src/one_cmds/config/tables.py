@@ -50,14 +50,15 @@ class Option:
 UTILITY = "arguments for utility"
 
 
-def _io(input_help: str, output_help: str, group: str | None = None) -> tuple[Option, ...]:
+def io_options(input_help: str, output_help: str, group: str | None = None) -> tuple[Option, ...]:
     return (
         Option("input_path", Kind.STR, ("-i", "--input_path"), input_help, group, True),
         Option("output_path", Kind.STR, ("-o", "--output_path"), output_help, group, True),
     )
 
 
-def _profile(group: str | None = None) -> tuple[Option, ...]:
+def profile_options(group: str | None = None, *, cli: bool = True) -> tuple[Option, ...]:
+    """``generate_profile_data`` (``-p``; a key only with ``cli=False``) and its alias."""
     return (
         Option(
             "generate_profile_data",
@@ -65,18 +66,19 @@ def _profile(group: str | None = None) -> tuple[Option, ...]:
             ("-p", "--generate_profile_data"),
             "generate profiling data (ONE_source_table, ONE_op_table, ONE_source_md5)",
             group=group,
+            cli=cli,
         ),
         Option("profile_info", Kind.BOOL, alias_of="generate_profile_data", cli=False),
     )
 
 
 IMPORT_OPTIONS = (
-    *_io("full filepath of the input file", "full filepath of the output file"),
-    *_profile(),
+    *io_options("full filepath of the input file", "full filepath of the output file"),
+    *profile_options(),
 )
 
 RESIZE_OPTIONS = (
-    *_io(
+    *io_options(
         "The path to the input model (.circle)",
         "The path to the resized model (.circle)",
     ),
@@ -87,96 +89,14 @@ RESIZE_OPTIONS = (
         "New inputs shapes in in comma separated format. An example for 2 inputs: [1,2],[3,4].",
         required=True,
     ),
-    *_profile(),
-)
-
-CONVERTER = "converter arguments"
-_IGNORED = " (no effect in one-cmds: ignored with a warning)"
-
-
-def _ignored(name: str, kind: Kind, text: str, *flags: str, **more: Any) -> Option:
-    """A reference option of ``one-import-onnx`` that this importer has no use for."""
-    return Option(name, kind, flags, text + _IGNORED, ignored=True, stored=False, **more)
-
-
-_SHAPES_HELP = (
-    "shapes of the graph {0}s: [d,...] per {0} in order, or name[d,...] for some of them, "
-    "comma-separated; -1 keeps a dimension unknown"
-)
-
-IMPORT_ONNX_OPTIONS = (
-    *_io("full filepath of the input file", "full filepath of the output file", CONVERTER),
-    _ignored(
-        "input_arrays",
-        Kind.STR,
-        "names of the input arrays, comma-separated",
-        "-I",
-        "--input_arrays",
-        group=CONVERTER,
-    ),
-    _ignored(
-        "output_arrays",
-        Kind.STR,
-        "names of the output arrays, comma-separated",
-        "-O",
-        "--output_arrays",
-        group=CONVERTER,
-    ),
-    _ignored("model_format", Kind.STR, "format of the intermediate model", group=CONVERTER),
-    _ignored("converter_version", Kind.STR, "version of the TFLite converter", group=CONVERTER),
-    Option("unroll_rnn", Kind.BOOL, help="Unroll RNN operators"),
-    Option("unroll_lstm", Kind.BOOL, help="Unroll LSTM operators"),
-    Option(
-        "keep_io_order",
-        Kind.BOOL,
-        help="Ensure generated circle model preserves the I/O order of the original onnx model.",
-    ),
-    _ignored(
-        "disable_ext",
-        Kind.BOOL,
-        "Disable one-import-onnx-ext and use legacy onnx-tf package",
-        exclusive="ext",
-    ),
-    _ignored("force_ext", Kind.BOOL, "Force the use of one-import-onnx-ext", exclusive="ext"),
-    _ignored("save_intermediate", Kind.BOOL, "Save intermediate files to output folder"),
-    Option(
-        "experimental_disable_batchmatmul_unfold",
-        Kind.BOOL,
-        help="Experimental disable BatchMatMul unfold",
-    ),
-    Option("input_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("input")),
-    Option("output_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("output")),
-    Option(
-        "dynamic_batch_to_single_batch",
-        Kind.BOOL,
-        help="convert dynamic batch size (first dimension) of inputs to 1",
-    ),
-    Option(
-        "nchw_to_nhwc_input_shape",
-        Kind.BOOL,
-        help="convert the input shape of the model from NCHW to NHWC where the input is only "
-        "read through the layout TRANSPOSE",
-    ),
-    Option(
-        "nchw_to_nhwc_output_shape",
-        Kind.BOOL,
-        help="convert the output shape of the model from NCHW to NHWC where the output is only "
-        "written by the layout TRANSPOSE",
-    ),
-    Option(
-        "disable_transpose_propagation",
-        Kind.BOOL,
-        help="(one-cmds addition) keep the TRANSPOSEs lowered around layout-sensitive "
-        "operators (debugging; results unchanged)",
-    ),
-    *_profile(),
+    *profile_options(),
 )
 
 OPTIMIZATION = "arguments for optimization"
 
 OPTIMIZE_OPTIONS = (
-    *_io("full filepath of the input file", "full filepath of the output file"),
-    *_profile(UTILITY),
+    *io_options("full filepath of the input file", "full filepath of the output file"),
+    *profile_options(UTILITY),
     Option(
         "change_outputs",
         Kind.CSV,
@@ -218,7 +138,7 @@ def _q(
 
 
 QUANTIZE_OPTIONS = (
-    *_io(
+    *io_options(
         "full filepath of the input circle model file",
         "full filepath of the output circle model file",
     ),
@@ -239,7 +159,7 @@ QUANTIZE_OPTIONS = (
         "-f",
         "--input_data_format",
     ),
-    *_profile(UTILITY),
+    *profile_options(UTILITY),
     Option("save_intermediate", Kind.BOOL, help="Save intermediate files to output folder"),
     _q(
         "input_model_dtype",
@@ -395,7 +315,7 @@ QUANTIZE_OPTIONS = (
     ),
 )
 
-PACK_OPTIONS = _io(
+PACK_OPTIONS = io_options(
     "full filepath of the input file",
     "full filepath of the output file",
     "arguments for packaging",
@@ -449,8 +369,6 @@ _TF_KEYS = (
 REFERENCE_ONLY_KEYS = frozenset(
     {
         *_TF_KEYS,
-        "python_path",
-        "input_types",
         "backend",
         "backends",
         "command",

@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 from one_cmds.config.shapes import ShapeStringError, parse_named_shapes, parse_shapes
 from one_cmds.config.source import Source
-from one_cmds.ir.shape_list import NamedShapeList, ShapeList
+from one_cmds.config.torch_inputs import parse_torch_shapes, parse_torch_types
+from one_cmds.ir.shape_list import NamedShapeList, ShapeList, TorchShapeList, TorchTypeList
 
 # configparser.getboolean's accepted strings.
 BOOLEAN_STRINGS = {
@@ -46,11 +47,16 @@ class Kind(Enum):
     SHAPES = "shape string"
     # A one-import-onnx shape string, also with tensor names (onnx-import.md §8.2).
     IO_SHAPES = "named shape string"
+    # The one-import-pytorch shapes and types (tf-and-pytorch-import.md §5.3).
+    TORCH_SHAPES = "PyTorch shape string"
+    TORCH_TYPES = "PyTorch type list"
 
 
 _SHAPE_PARSERS = {
     Kind.SHAPES: (parse_shapes, ShapeList),
     Kind.IO_SHAPES: (parse_named_shapes, NamedShapeList),
+    Kind.TORCH_SHAPES: (parse_torch_shapes, TorchShapeList),
+    Kind.TORCH_TYPES: (parse_torch_types, TorchTypeList),
 }
 _ITEM_KIND = {Kind.STR_LIST: Kind.STR, Kind.INT_LIST: Kind.INT, Kind.FLOAT_LIST: Kind.FLOAT}
 

@@ -150,17 +150,24 @@ class Output:
             offset, count = offset + n, count - n
 
 
+def check_output_path(path: str) -> str:
+    """The folder of ``path``; ``Failed to export: <path> (<reason>)`` when the file cannot
+    be written there (a directory, or a folder that does not exist)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ExportError(f"Failed to export: {path} (is a directory)")
+    if not os.path.isdir(folder):
+        raise ExportError(f"Failed to export: {path} (folder {folder} does not exist)")
+    return folder
+
+
 def write_atomically(path: str, write: Callable[[Output], None]) -> int:
     """Write a file through ``write`` into a temporary file next to ``path``, then rename it.
 
     Nothing is left behind on failure. Returns the size of the written file. Errors become
     ``Failed to export: <path> (<reason>)``.
     """
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ExportError(f"Failed to export: {path} (is a directory)")
-    if not os.path.isdir(folder):
-        raise ExportError(f"Failed to export: {path} (folder {folder} does not exist)")
+    folder = check_output_path(path)
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)

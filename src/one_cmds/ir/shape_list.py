@@ -27,3 +27,12 @@ class ShapeList(_Parsed):
 
 class NamedShapeList(_Parsed):
     """``(name or None, shape)`` entries of an import shape string (``x[1,3],y[2]``)."""
+
+
+class TorchShapeList(_Parsed):
+    """``one-import-pytorch`` shapes (``batch,3,8,8:batch,10``): per input a tuple of sizes,
+    dimension names and None (``-1``)."""
+
+
+class TorchTypeList(_Parsed):
+    """``one-import-pytorch`` input types (``float32,int64``), one per input."""

@@ -43,6 +43,7 @@ STAGES = {
     "one-import-tflite": "importer:IMPORT",
     "one-import-circle": "importer:IMPORT",
     "one-import-onnx": "importer:IMPORT_ONNX",
+    "one-import-pytorch": "importer:IMPORT_PYTORCH",
     "one-resize": "resize:RESIZE",
     "one-optimize": "optimize.stage:OPTIMIZE",
     "one-quantize": "quantize:QUANTIZE",

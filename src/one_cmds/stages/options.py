@@ -9,7 +9,7 @@ import os
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
 from ..frontends.onnx.options import OnnxOptions
-from ..ir.shape_list import ShapeList
+from ..ir.shape_list import ShapeList, TorchShapeList, TorchTypeList
 from ..quant.options import Action, DataFormat, QuantizationOptions
 
 
@@ -44,6 +44,34 @@ class ImportOnnxOptions(StepOptions, OnnxOptions):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     keep_io_order: bool = False
+
+
+class ImportPytorchOptions(StepOptions):
+    """``one-import-pytorch`` (tf-and-pytorch-import.md §5.1); the ONNX importer's options
+    pass on (:meth:`onnx_options`)."""
+
+    python_path: str | None = None
+    input_shapes: InstanceOf[TorchShapeList] | None = None
+    input_types: InstanceOf[TorchTypeList] | None = None
+    save_intermediate: bool = False
+    unroll_rnn: bool = False
+    unroll_lstm: bool = False
+    experimental_disable_batchmatmul_unfold: bool = False
+    nchw_to_nhwc_input_shape: bool = False
+    nchw_to_nhwc_output_shape: bool = False
+
+    def onnx_options(self) -> OnnxOptions:
+        """The options of the ONNX import of the exported model."""
+        return OnnxOptions(**{key: getattr(self, key) for key in _PASSED_TO_ONNX})
+
+
+_PASSED_TO_ONNX = (
+    "unroll_rnn",
+    "unroll_lstm",
+    "experimental_disable_batchmatmul_unfold",
+    "nchw_to_nhwc_input_shape",
+    "nchw_to_nhwc_output_shape",
+)
 
 
 class ResizeOptions(StepOptions):

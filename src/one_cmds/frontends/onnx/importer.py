@@ -13,7 +13,7 @@ from . import ops  # noqa: F401  (registers the converters)
 from .errors import OnnxImportError
 from .folding import gather_facts
 from .io_shapes import apply_input_shapes, check_output_shapes
-from .loader import load_source
+from .loader import OnnxSource, load_source
 from .lowering import INSIDE, Lowering, lower_nodes
 from .node import Node
 from .options import OnnxOptions
@@ -43,9 +43,21 @@ def import_onnx(
     note: Callable[[str], None] | None = None,
 ) -> Model:
     """Import an ``.onnx`` file as a model (``note`` hears the ``-V`` listing)."""
+    return import_source(load_source(path), options, warn=warn, note=note)
+
+
+def import_source(
+    source: OnnxSource,
+    options: OnnxOptions | None = None,
+    *,
+    warn: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Model:
+    """Import a loaded ONNX model (:func:`.loader.load_source`, or a model made in memory by
+    another front end and prepared by :func:`.loader.prepare_source`)."""
+    path = source.path
     options = options or OnnxOptions()
     warn = warn or _ignore
-    source = load_source(path)
     apply_input_shapes(source, options)
     facts = gather_facts(source)
     check_output_shapes(source, facts, options, warn)

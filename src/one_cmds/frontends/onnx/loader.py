@@ -35,14 +35,19 @@ def load_source(path: str) -> OnnxSource:
     if os.path.isdir(path):
         raise OnnxFileError(f"Failed to open file: {path} (is a directory)")
     try:
-        with open(path, "rb") as f:
-            md5 = _md5(f)
+        md5 = file_md5(path)
     except OSError as e:
         raise OnnxFileError(f"Failed to open file: {path} ({e.strerror})") from None
     try:
         model = onnx.load(path, load_external_data=False)
     except Exception as e:  # the protobuf decoder raises its own types
         raise OnnxFileError(f"Invalid input file: {path} (not an ONNX model: {e})") from None
+    return prepare_source(model, path, md5)
+
+
+def prepare_source(model: onnx.ModelProto, path: str, md5: str) -> OnnxSource:
+    """Check and prepare a model read from ``path`` (or made in memory from the model file
+    ``path``, whose md5 is ``md5``): graph, opset, external data, local functions, order."""
     if not model.HasField("graph") or not (model.graph.node or model.graph.output):
         raise OnnxFileError(f"Invalid input file: {path} (not an ONNX model: no graph)")
     opset = _default_opset(model)
@@ -54,10 +59,12 @@ def load_source(path: str) -> OnnxSource:
     return OnnxSource(path, model, opset, md5, _topological(model.graph, path))
 
 
-def _md5(f) -> str:
+def file_md5(path: str) -> str:
+    """The md5 of a file, read in chunks."""
     digest = hashlib.md5()
-    while chunk := f.read(_CHUNK):
-        digest.update(chunk)
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
     return digest.hexdigest()
 
 

@@ -1,0 +1,120 @@
+"""A loaded PyTorch model exported in memory to an ONNX ``ModelProto`` with torch.onnx's dynamo
+exporter (tf-and-pytorch-import.md §5.4): inputs ``torch.ones`` of the given shapes and types,
+dynamic dimensions of size 2 with ``torch.export.Dim`` specs; TorchScript through an
+ExportedProgram, or torch's TorchScript exporter when that conversion fails."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+
+import onnx
+import torch
+
+from .kinds import Kind
+from .loading import Loaded
+
+Dims = tuple[int | str | None, ...]
+# The size of a dynamic dimension in the example inputs (torch.export specializes 0 and 1).
+DYNAMIC_SIZE = 2
+
+
+def example_inputs(shapes: Sequence[Dims], types: Sequence[str]) -> tuple[torch.Tensor, ...]:
+    """``torch.ones`` per input, dynamic dimensions of size 2."""
+    return tuple(
+        torch.ones(
+            [d if isinstance(d, int) else DYNAMIC_SIZE for d in shape],
+            dtype=getattr(torch, dtype),
+        )
+        for shape, dtype in zip(shapes, types, strict=True)
+    )
+
+
+def dynamic_shapes(shapes: Sequence[Dims]) -> tuple[dict[int, object] | None, ...]:
+    """Per input ``{axis: Dim}`` for its dynamic axes (one ``Dim`` per name; ``Dim.DYNAMIC``
+    for ``-1``), None for a static input."""
+    named: dict[str, object] = {}
+    specs: list[dict[int, object] | None] = []
+    for shape in shapes:
+        axes = {}
+        for axis, d in enumerate(shape):
+            if isinstance(d, str):
+                axes[axis] = named.setdefault(d, torch.export.Dim(d))
+            elif d is None:
+                axes[axis] = torch.export.Dim.DYNAMIC
+        specs.append(axes or None)
+    return tuple(specs)
+
+
+def export_onnx(
+    loaded: Loaded,
+    shapes: Sequence[Dims],
+    types: Sequence[str],
+    warn: Callable[[str], None],
+) -> onnx.ModelProto:
+    """The ONNX model of ``loaded`` (``shapes``/``types`` unused for an ExportedProgram)."""
+    if loaded.kind is Kind.EXPORTED_PROGRAM:
+        return torch.onnx.export(loaded.model, (), dynamo=True, verbose=False).model_proto
+    args = example_inputs(shapes, types)
+    if isinstance(loaded.model, torch.jit.ScriptModule):
+        return _torchscript(loaded.model, args, shapes, warn)
+    return _module(loaded.model.eval(), args, shapes)
+
+
+def _module(
+    model: torch.nn.Module,
+    args: tuple[torch.Tensor, ...],
+    shapes: Sequence[Dims],
+    input_names: list[str] | None = None,
+) -> onnx.ModelProto:
+    program = torch.onnx.export(
+        model,
+        args,
+        dynamo=True,
+        dynamic_shapes=dynamic_shapes(shapes),
+        input_names=input_names,
+        verbose=False,
+    )
+    return program.model_proto
+
+
+def _torchscript(
+    model: torch.jit.ScriptModule,
+    args: tuple[torch.Tensor, ...],
+    shapes: Sequence[Dims],
+    warn: Callable[[str], None],
+) -> onnx.ModelProto:
+    """TorchScript through ``TS2EPConverter`` (the dynamo exporter refuses ScriptModules);
+    torch's TorchScript exporter when that fails and torch still has it."""
+    names = [a.name for a in model.forward.schema.arguments[1:]]
+    try:
+        from torch._export.converter import TS2EPConverter
+
+        program = TS2EPConverter(model, args).convert()
+    except Exception as e:
+        from ..chatter import one_line
+
+        warn(
+            f"TorchScript conversion to ExportedProgram failed ({one_line(e)}); using the "
+            "TorchScript ONNX exporter"
+        )
+        return _torchscript_exporter(model, args, shapes, names)
+    return _module(program.module(), args, shapes, names)
+
+
+def _torchscript_exporter(
+    model: torch.jit.ScriptModule,
+    args: tuple[torch.Tensor, ...],
+    shapes: Sequence[Dims],
+    names: list[str],
+) -> onnx.ModelProto:
+    axes = {
+        name: {axis: d if isinstance(d, str) else f"{name}_{axis}" for axis, d in enumerate(shape)
+               if not isinstance(d, int)}
+        for name, shape in zip(names, shapes, strict=True)
+    }  # fmt: skip
+    buffer = io.BytesIO()
+    torch.onnx.export(
+        model, args, buffer, dynamo=False, input_names=names, dynamic_axes=axes, verbose=False
+    )
+    return onnx.load_from_string(buffer.getvalue())

@@ -1,0 +1,71 @@
+"""``one-import-pytorch`` (tf-and-pytorch-import.md §5): a PyTorch model file loaded, exported
+in memory to ONNX, and imported by the ONNX front end; the md5 is the model file's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import onnx
+
+from ...errors import OneCmdsError
+from ...ir import Model
+from ..chatter import caught_output, full_text, one_line
+from ..extras import PYTORCH_EXTRA
+from ..onnx.importer import import_source
+from ..onnx.loader import file_md5, prepare_source
+from ..onnx.options import OnnxOptions
+from .kinds import check_readable
+
+
+@dataclass
+class PytorchImport:
+    """The imported model and the ONNX model it was imported from."""
+
+    model: Model
+    onnx_model: onnx.ModelProto
+
+
+def _ignore(line: str) -> None:
+    return None
+
+
+def import_pytorch(
+    path: str,
+    *,
+    python_path: str | None = None,
+    input_shapes: Sequence[tuple[int | str | None, ...]] = (),
+    input_types: Sequence[str] = (),
+    onnx_options: OnnxOptions | None = None,
+    warn: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
+) -> PytorchImport:
+    """Import the PyTorch model file ``path``; ``note`` hears torch's output and the ``-V``
+    listing."""
+    for requirement in PYTORCH_EXTRA:
+        requirement.load()
+    from .export import export_onnx
+    from .loading import PythonFile, load_model
+
+    warn, note = warn or _ignore, note or _ignore
+    check_readable(path)
+    python_file = PythonFile.read(python_path) if python_path else None
+    try:
+        with caught_output(note):
+            loaded = load_model(path, python_file)
+            proto = export_onnx(loaded, input_shapes, input_types, warn)
+    except OneCmdsError:
+        raise
+    except Exception as e:
+        raise _failed(e, note) from None
+    source = prepare_source(proto, path, file_md5(path))
+    return PytorchImport(import_source(source, onnx_options, warn=warn, note=note), proto)
+
+
+def _failed(error: Exception, note: Callable[[str], None]) -> Exception:
+    """torch's exception as one line (its full text and traceback to the step log)."""
+    from .loading import PytorchImportError
+
+    for line in full_text(error):
+        note(line)
+    return PytorchImportError(one_line(error))

@@ -1,0 +1,111 @@
+"""What a PyTorch model file holds, told by its content (tf-and-pytorch-import.md §5.2), without
+importing torch: a TorchServe archive, an ExportedProgram, TorchScript, or a ``torch.save``
+pickle (zip or legacy)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from enum import Enum
+from typing import IO
+
+from ...errors import ModelFileError
+
+MAR_MANIFEST = "MAR-INF/MANIFEST.json"
+# Legacy ``torch.save`` files start with a pickle of protocol 2.
+_LEGACY_PICKLE = b"\x80\x02"
+
+
+class Kind(Enum):
+    EXPORTED_PROGRAM = "ExportedProgram"
+    TORCHSCRIPT = "TorchScript"
+    PICKLE = "torch.save"
+    MAR = "TorchServe archive"
+
+
+def check_readable(path: str) -> None:
+    """``Failed to open file: <path> (<reason>)`` unless ``path`` is a readable file."""
+    if os.path.isdir(path):
+        raise ModelFileError(f"Failed to open file: {path} (is a directory)")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise ModelFileError(f"Failed to open file: {path} ({e.strerror})") from None
+
+
+def kind_of(file: str | IO[bytes], path: str) -> Kind:
+    """The kind of the model in ``file`` (``path`` itself, or a member of the archive
+    ``path``)."""
+    if _head(file) == _LEGACY_PICKLE:
+        return Kind.PICKLE
+    names = _zip_names(file)
+    if names is None:
+        raise not_a_model(path)
+    if MAR_MANIFEST in names:
+        return Kind.MAR
+    for root in sorted({name.split("/", 1)[0] for name in names}):
+        if f"{root}/archive_format" in names:
+            return Kind.EXPORTED_PROGRAM
+        if f"{root}/constants.pkl" in names and any(n.startswith(f"{root}/code/") for n in names):
+            return Kind.TORCHSCRIPT
+        if f"{root}/data.pkl" in names:
+            return Kind.PICKLE
+    raise not_a_model(path)
+
+
+def not_a_model(path: str) -> ModelFileError:
+    return ModelFileError(f"Invalid input file: {path} (not a PyTorch model)")
+
+
+def _head(file: str | IO[bytes]) -> bytes:
+    if isinstance(file, str):
+        with open(file, "rb") as f:
+            return f.read(2)
+    file.seek(0)
+    return file.read(2)
+
+
+def _zip_names(file: str | IO[bytes]) -> set[str] | None:
+    try:
+        with zipfile.ZipFile(file) as archive:
+            return set(archive.namelist())
+    except zipfile.BadZipFile:
+        return None
+
+
+class MarEntries:
+    """A TorchServe archive's serialized model, and its model file (name and source)."""
+
+    def __init__(self, path: str) -> None:
+        with zipfile.ZipFile(path) as archive:
+            try:
+                model = json.loads(archive.read(MAR_MANIFEST))["model"]
+                serialized = model["serializedFile"]
+                self.serialized = io.BytesIO(archive.read(serialized))
+            except (KeyError, TypeError, ValueError):
+                raise ModelFileError(
+                    f"Invalid input file: {path} (MANIFEST.json has no model.serializedFile)"
+                ) from None
+            model_file = model.get("modelFile")
+            self.model_file: str | None = None
+            self.model_source: str | None = None
+            if model_file and model_file in archive.namelist():
+                self.model_file = model_file
+                self.model_source = archive.read(model_file).decode("utf-8")
+
+
+def input_kind(path: str) -> Kind | None:
+    """The kind that decides the options a file needs (a TorchServe archive: the kind of its
+    serialized model); None when the file cannot be read or is not a model (the import step
+    then says why)."""
+    try:
+        check_readable(path)
+        kind = kind_of(path, path)
+        if kind is Kind.MAR:
+            kind = kind_of(MarEntries(path).serialized, path)
+    except ModelFileError:
+        return None
+    return kind

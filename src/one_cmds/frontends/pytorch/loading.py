@@ -1,0 +1,159 @@
+"""Loading a PyTorch model file by its kind (tf-and-pytorch-import.md §5.2): an ExportedProgram,
+TorchScript, a pickled module or a state dict (with the python file that defines its class), or
+a TorchServe archive of one of them. This runs the user's python file, as the reference does."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import pickle
+import sys
+import types
+from dataclasses import dataclass
+from typing import IO, Any
+
+import torch
+
+from ...errors import StageError
+from ..chatter import one_line
+from .kinds import Kind, MarEntries, check_readable, kind_of
+
+
+class PytorchImportError(StageError):
+    """A PyTorch model that cannot be loaded or exported."""
+
+
+@dataclass
+class Loaded:
+    """A loaded model: an ``nn.Module``, a TorchScript module or an ExportedProgram."""
+
+    kind: Kind
+    model: Any
+
+
+@dataclass
+class PythonFile:
+    """A python file that defines model classes: its name (for messages) and source."""
+
+    path: str
+    source: str
+
+    @classmethod
+    def read(cls, path: str) -> PythonFile:
+        check_readable(path)
+        with open(path, encoding="utf-8") as f:
+            return cls(path, f.read())
+
+    def run(self) -> types.ModuleType:
+        """Run the file as a module named by its stem, in ``sys.modules``, its folder
+        appended to ``sys.path``."""
+        name = os.path.splitext(os.path.basename(self.path))[0]
+        module = types.ModuleType(name)
+        module.__file__ = os.path.abspath(self.path)
+        folder = os.path.dirname(module.__file__)
+        if folder not in sys.path:
+            sys.path.append(folder)
+        sys.modules[name] = module
+        try:
+            exec(compile(self.source, module.__file__, "exec"), module.__dict__)
+        except Exception as e:
+            sys.modules.pop(name, None)
+            raise PytorchImportError(
+                f"ValueError: Failed to execute given python model file ({type(e).__name__}: {e})"
+            ) from None
+        return module
+
+
+def load_model(path: str, python_file: PythonFile | None) -> Loaded:
+    """Load ``path``; ``python_file`` defines the classes a pickle names."""
+    kind = kind_of(path, path)
+    if kind is not Kind.MAR:
+        return _load(path, path, kind, python_file)
+    entries = MarEntries(path)
+    if python_file is None and entries.model_file is not None:
+        python_file = PythonFile(entries.model_file, entries.model_source or "")
+    return _load(entries.serialized, path, kind_of(entries.serialized, path), python_file)
+
+
+def _load(file: str | IO[bytes], path: str, kind: Kind, python_file: PythonFile | None) -> Loaded:
+    if not isinstance(file, str):
+        file.seek(0)
+    if kind is Kind.EXPORTED_PROGRAM:
+        return Loaded(kind, torch.export.load(file))
+    if kind is Kind.TORCHSCRIPT:
+        return Loaded(kind, torch.jit.load(file, map_location="cpu"))
+    module = python_file.run() if python_file is not None else None
+    loaded = torch.load(
+        file, map_location="cpu", weights_only=False, pickle_module=_pickle_module(module, path)
+    )
+    if isinstance(loaded, torch.nn.Module):
+        return Loaded(kind, loaded)
+    if isinstance(loaded, dict) and all(isinstance(v, torch.Tensor) for v in loaded.values()):
+        return Loaded(kind, _from_state_dict(loaded, module, path))
+    raise PytorchImportError(
+        f"Invalid input file: {path} (holds a {type(loaded).__name__}, not a model)"
+    )
+
+
+def _pickle_module(module: types.ModuleType | None, path: str) -> types.ModuleType:
+    """A ``pickle`` stand-in for ``torch.load`` whose unpickler finds ``__main__.<name>`` in
+    the user's module and names the missing class otherwise."""
+
+    class Unpickler(pickle.Unpickler):
+        def find_class(self, module_name: str, name: str) -> Any:
+            if module_name == "__main__" and module is not None:
+                module_name = module.__name__
+            try:
+                return super().find_class(module_name, name)
+            except (AttributeError, ImportError):
+                raise PytorchImportError(
+                    f"Cannot load {path}: class '{module_name}.{name}' not found (give "
+                    "python_path, the file that defines it)"
+                ) from None
+
+    stand_in = types.ModuleType("pickle")
+    stand_in.__dict__.update(pickle.__dict__)
+    stand_in.Unpickler = Unpickler  # type: ignore[attr-defined]
+    stand_in.load = lambda f, **kw: Unpickler(f, **kw).load()  # type: ignore[attr-defined]
+    return stand_in
+
+
+def _from_state_dict(
+    state: dict[str, torch.Tensor], module: types.ModuleType | None, path: str
+) -> torch.nn.Module:
+    """The model class of ``module`` built without arguments, the state loaded strictly. Of
+    several classes, the one whose parameters and buffers the state names (a project
+    addition: the reference stops at more than one class)."""
+    if module is None:
+        raise PytorchImportError(
+            f"{path} holds only a state dict: give python_path, the file that defines the "
+            "model class"
+        )
+    defined = [
+        c
+        for c in vars(module).values()
+        if inspect.isclass(c) and issubclass(c, torch.nn.Module) and c.__module__ == module.__name__
+    ]
+    matching = [c for c in defined if _state_keys(c) == set(state)]
+    chosen = defined if len(defined) == 1 else matching
+    if len(chosen) != 1:
+        names = [c.__name__ for c in defined]
+        raise PytorchImportError(
+            f"ValueError: Expected only one class as model definition. {names}"
+        )
+    model = chosen[0]()
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as e:
+        raise PytorchImportError(
+            f"Cannot load {path} into {chosen[0].__name__}: {one_line(e)}"
+        ) from None
+    return model
+
+
+def _state_keys(cls: type[torch.nn.Module]) -> set[str] | None:
+    """The state dict keys of ``cls()``; None when it cannot be built without arguments."""
+    try:
+        return set(cls().state_dict())
+    except Exception:
+        return None

@@ -1,0 +1,296 @@
+"""``one-import-pytorch`` (tf-and-pytorch-import.md §5): every input kind of §5.2 imported and
+judged against torch's own run of the model in LiteRT (§6.3), shapes and types (§5.3), the
+messages of §2.2, §2.3 and §5.5, md5 and origins (§2.4), ``save_intermediate`` (§2.5)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="PyTorch is not installed: pip install 'one-cmds[pytorch]'"
+)
+
+import one_cmds  # noqa: E402
+from one_cmds.cli import drivers, onecc  # noqa: E402
+from support.litert import run_model  # noqa: E402
+from support.torch_fixtures import GENERATOR, torch_fixtures  # noqa: E402
+
+AUX = str(GENERATOR)
+SHAPE = "1,2,3,3"
+
+
+@pytest.fixture(scope="module")
+def files():
+    return torch_fixtures()
+
+
+@pytest.fixture(scope="module")
+def tiny_net():
+    """The generator's seeded TinyNet, the model every fixture file holds."""
+    spec = importlib.util.spec_from_file_location("aux_reference", AUX)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tiny_net()
+
+
+def _import(tmp_path, *args: str) -> one_cmds.Model:
+    out = str(tmp_path / "out.circle")
+    assert drivers.one_import_pytorch([*args, "-o", out]) == 0
+    return one_cmds.load(out)
+
+
+def _torch_equal(model: one_cmds.Model, net, batch: int) -> None:
+    x = np.random.default_rng(0).standard_normal((batch, 2, 3, 3)).astype(np.float32)
+    with torch.no_grad():
+        expected = net(torch.from_numpy(x)).numpy()
+    (got,) = run_model(model, [x])
+    np.testing.assert_allclose(got, expected, atol=1e-4 * max(1.0, np.abs(expected).max()))
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("test_pytorch_model.pt2", []),
+        ("torchscript_model.pth", ["-s", SHAPE, "-t", "float32"]),
+        ("entire_model.pth", ["--python_path", AUX, "-s", SHAPE, "-t", "float32"]),
+        ("state_dict_model.pth", ["--python_path", AUX, "-s", SHAPE, "-t", "float32"]),
+        ("mar_torchscript_model.mar", ["-s", SHAPE, "-t", "float32"]),
+        ("mar_state_dict_model.mar", ["-s", SHAPE, "-t", "float32"]),
+    ],
+)
+def test_every_kind_equals_torch(files, tiny_net, tmp_path, name, args):
+    model = _import(tmp_path, "-i", str(files / name), *args)
+    if name.endswith(".pt2"):
+        assert model.main.inputs[0].shape == (None, 2, 3, 3)
+        model = one_cmds.resize(model, "[3,2,3,3]")
+    _torch_equal(model, tiny_net, model.main.inputs[0].shape[0])
+
+
+def test_named_dimensions_stay_dynamic_until_resized(files, tiny_net, tmp_path):
+    args = ["-i", str(files / "torchscript_model.pth"), "-s", "batch,2,3,3", "-t", "float32"]
+    model = _import(tmp_path, *args)
+    assert model.main.inputs[0].shape == (None, 2, 3, 3)
+    _torch_equal(one_cmds.resize(model, "[3,2,3,3]"), tiny_net, 3)
+
+
+def test_origins_are_onnx_node_names(files, tmp_path):
+    out = tmp_path / "m.circle"
+    cfg = tmp_path / "m.cfg"
+    cfg.write_text(
+        "[onecc]\none-import-pytorch=True\n[profile]\nprofile_info=True\n"
+        f"[one-import-pytorch]\ninput_path={files / 'test_pytorch_model.pt2'}\n"
+        f"output_path={out}\n"
+    )
+    assert onecc.main(["-C", str(cfg)]) == 0
+    model = one_cmds.load(str(out))
+    named = set(model.source_table.values())
+    assert {"node_Conv_11", "node_linear"} <= named
+    sources = {model.source_table[k] for op in model.main.operators for k in op.origin}
+    assert sources <= named and "node_relu" in sources
+    md5 = hashlib.md5((files / "test_pytorch_model.pt2").read_bytes()).hexdigest()
+    assert model.source_md5 == md5
+
+
+def test_the_md5_of_an_archive_is_the_archive_s(files):
+    from one_cmds.frontends.pytorch import import_pytorch
+
+    path = files / "mar_state_dict_model.mar"
+    imported = import_pytorch(str(path), input_shapes=[(1, 2, 3, 3)], input_types=["float32"])
+    assert imported.model.source_md5 == hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def test_save_intermediate_writes_the_exported_onnx(files, tmp_path):
+    import onnx
+    import onnxruntime
+
+    args = ["-i", str(files / "entire_model.pth"), "-p", AUX, "-s", SHAPE, "-t", "float32"]
+    _import(tmp_path, *args, "--save_intermediate")
+    assert sorted(os.listdir(tmp_path)) == ["out.circle", "out.circle.log", "out.onnx"]
+    onnx.checker.check_model(str(tmp_path / "out.onnx"))
+    session = onnxruntime.InferenceSession(str(tmp_path / "out.onnx"))
+    assert [i.name for i in session.get_inputs()] == ["x"]
+
+
+def test_without_save_intermediate_only_the_output_and_log(files, tmp_path):
+    _import(tmp_path, "-i", str(files / "test_pytorch_model.pt2"))
+    assert sorted(os.listdir(tmp_path)) == ["out.circle", "out.circle.log"]
+
+
+def test_shapes_and_types_of_a_pt2_are_ignored_with_a_warning(files, tmp_path, capsys):
+    _import(tmp_path, "-i", str(files / "test_pytorch_model.pt2"), "-s", "7", "-t", "int8")
+    err = capsys.readouterr().err
+    assert "WARNING: 'input_shapes' has no effect for an ExportedProgram and is ignored" in err
+    assert "WARNING: 'input_types' has no effect for an ExportedProgram" in err
+
+
+def test_model_format_has_no_effect(files, tmp_path, capsys):
+    args = ["-i", str(files / "test_pytorch_model.pt2"), "--model_format", "saved_model"]
+    _import(tmp_path, *args)
+    assert "'model_format' has no effect" in capsys.readouterr().err
+
+
+def test_torchscript_falls_back_to_the_torchscript_exporter(
+    files, tiny_net, tmp_path, monkeypatch, capsys
+):
+    import torch._export.converter as converter
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("unsupported node\nprim::Foo")
+
+    monkeypatch.setattr(converter, "TS2EPConverter", refuse)
+    model = _import(
+        tmp_path, "-i", str(files / "torchscript_model.pth"), "-s", SHAPE, "-t", "float32"
+    )
+    _torch_equal(model, tiny_net, 1)
+    assert (
+        "WARNING: TorchScript conversion to ExportedProgram failed (RuntimeError: unsupported "
+        "node | prim::Foo); using the TorchScript ONNX exporter"
+    ) in capsys.readouterr().err
+
+
+def _fails(capsys, args, code=255):
+    assert drivers.one_import_pytorch(args) == code
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_missing_shapes_or_types_without_a_pt2(files, tmp_path, capsys):
+    args = ["-i", str(files / "torchscript_model.pth"), "-o", str(tmp_path / "o.circle")]
+    assert _fails(capsys, args, 2) == (
+        "one-import-pytorch: error: the following arguments are required: "
+        "-s/--input_shapes -t/--input_types"
+    )
+    assert _fails(capsys, [*args, "-s", SHAPE], 2).endswith("required: -t/--input_types")
+
+
+@pytest.mark.parametrize(
+    ("shapes", "types", "message"),
+    [
+        (
+            "1,x-y",
+            "float32",
+            "Invalid input_shapes: '1,x-y' (dimension 'x-y' of input 0 is not an integer >= 0, -1 or a name)",
+        ),
+        (
+            "1,2:3,-2",
+            "float32",
+            "Invalid input_shapes: '1,2:3,-2' (dimension '-2' of input 1 is not an integer >= 0, -1 or a name)",
+        ),
+        (SHAPE, "float8", "Unsupported input type: float8"),
+        (
+            SHAPE + ":4",
+            "float32",
+            "ValueError: number of input shapes and input types must be equal",
+        ),
+    ],
+)
+def test_bad_shapes_and_types(files, tmp_path, capsys, shapes, types, message):
+    args = ["-i", str(files / "torchscript_model.pth"), "-o", str(tmp_path / "o.circle")]
+    assert _fails(capsys, [*args, "-s", shapes, "-t", types]) == f"one-import-pytorch: {message}"
+    assert not os.listdir(tmp_path)
+
+
+def test_file_errors(files, tmp_path, capsys):
+    out = ["-o", str(tmp_path / "o.circle"), "-s", SHAPE, "-t", "float32"]
+    missing = str(tmp_path / "absent.pt")
+    assert _fails(capsys, ["-i", missing, *out]) == (
+        f"one-import-pytorch: Failed to open file: {missing} (No such file or directory)"
+    )
+    text = tmp_path / "model.pt"
+    text.write_text("not a model")
+    assert _fails(capsys, ["-i", str(text), *out]) == (
+        f"one-import-pytorch: Invalid input file: {text} (not a PyTorch model)"
+    )
+    assert _fails(capsys, ["-i", str(files / "entire_model.pth"), *out]) == (
+        f"one-import-pytorch: Cannot load {files / 'entire_model.pth'}: class "
+        "'__main__.TinyNet' not found (give python_path, the file that defines it)"
+    )
+    assert _fails(capsys, ["-i", str(files / "state_dict_model.pth"), *out]) == (
+        f"one-import-pytorch: {files / 'state_dict_model.pth'} holds only a state dict: give "
+        "python_path, the file that defines the model class"
+    )
+    assert not (tmp_path / "o.circle").exists()
+
+
+def test_python_file_errors(files, tmp_path, capsys):
+    out = ["-o", str(tmp_path / "o.circle"), "-s", SHAPE, "-t", "float32"]
+    state = str(files / "state_dict_model.pth")
+    broken = tmp_path / "broken.py"
+    broken.write_text("x = 1 / 0\n")
+    assert _fails(capsys, ["-i", state, "-p", str(broken), *out]) == (
+        "one-import-pytorch: ValueError: Failed to execute given python model file "
+        "(ZeroDivisionError: division by zero)"
+    )
+    two = tmp_path / "two.py"
+    two.write_text("import torch\nclass A(torch.nn.Module): pass\nclass B(torch.nn.Module): pass\n")
+    assert _fails(capsys, ["-i", state, "-p", str(two), *out]) == (
+        "one-import-pytorch: ValueError: Expected only one class as model definition. ['A', 'B']"
+    )
+    missing = str(tmp_path / "absent.py")
+    assert _fails(capsys, ["-i", state, "-p", missing, *out]) == (
+        f"one-import-pytorch: Failed to open file: {missing} (No such file or directory)"
+    )
+
+
+def test_output_path_is_checked_before_torch_runs(files, tmp_path, capsys, monkeypatch):
+    from one_cmds.frontends.pytorch import loading
+
+    monkeypatch.setattr(loading, "load_model", None)  # torch must not be reached
+    out = str(tmp_path / "no" / "o.circle")
+    assert _fails(capsys, ["-i", str(files / "test_pytorch_model.pt2"), "-o", out]) == (
+        f"one-import-pytorch: Failed to export: {out} (folder {tmp_path / 'no'} does not exist)"
+    )
+
+
+def test_torch_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import torch\nclass Bad(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return x.reshape(5, -1)\n"
+    )
+    torch.save(torch.nn.Module(), tmp_path / "unused.pth")
+    sys.modules.pop("bad", None)
+    spec = importlib.util.spec_from_file_location("bad", bad)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.save(module.Bad().state_dict(), tmp_path / "bad.pth")
+    args = ["-i", str(tmp_path / "bad.pth"), "-p", str(bad), "-o", str(tmp_path / "o.circle")]
+    line = _fails(capsys, [*args, "-s", "2,3", "-t", "float32"])
+    assert line.startswith("one-import-pytorch: ") and "Error: " in line
+    assert "\n" not in line and "Traceback" not in capsys.readouterr().err
+    assert not (tmp_path / "o.circle").exists()
+
+
+@pytest.mark.parametrize(("module", "label"), [("torch", "PyTorch"), ("onnxscript", "onnxscript")])
+def test_missing_extra(files, tmp_path, capsys, monkeypatch, module, label):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a)
+    )
+    out = str(tmp_path / "o.circle")
+    assert _fails(capsys, ["-i", str(files / "test_pytorch_model.pt2"), "-o", out]) == (
+        f"one-import-pytorch: {label} is not installed: pip install 'one-cmds[pytorch]'"
+    )
+    assert not os.listdir(tmp_path)
+
+
+def test_too_old_torch(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(torch, "__version__", "2.5.1+cpu")
+    out = str(tmp_path / "o.circle")
+    assert _fails(capsys, ["-i", str(files / "test_pytorch_model.pt2"), "-o", out]) == (
+        "one-import-pytorch: PyTorch 2.5.1 is too old (2.6 or newer is needed): "
+        "pip install -U 'one-cmds[pytorch]'"
+    )
+
+
+def test_load_imports_an_exported_program(files, tiny_net):
+    model = one_cmds.load(str(files / "test_pytorch_model.pt2"))
+    assert (
+        model.source_md5 == hashlib.md5((files / "test_pytorch_model.pt2").read_bytes()).hexdigest()
+    )
+    _torch_equal(one_cmds.resize(model, "[2,2,3,3]"), tiny_net, 2)
