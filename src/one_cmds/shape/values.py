@@ -9,12 +9,19 @@ Values known in part are followed too: SHAPE of ``[?, ?, 32]`` is ``[?, ?, 32]``
 two unknown sizes and the constants 4 and 8 is ``[?, ?, 4, 8]``, so that RESHAPE still knows
 its last two dims. Operators that only move elements run their kernel on element codes (each
 operand element replaced by its index) to learn where each result element comes from;
-element-wise arithmetic runs on the known elements, a result element being known where its
-operands are. Operands that say which elements to take (indices, bounds, the target shape of
-RESHAPE) must be fully known.
+casts, element-wise arithmetic and comparisons run on the known elements, a result element being
+known where its operands are; SELECT knows an element where its condition and the chosen operand do.
+Operands that say which elements to take (indices, bounds, the target shape of RESHAPE) must be
+fully known.
+
+Small float values are followed too, e.g. ``float(shape[1])`` as the limit of a float RANGE
+(rotary angles over the positions); unlike an integer one, a float operand of unknown value does
+not take part as a value with no element known.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -35,21 +42,32 @@ MOVING: dict[str, tuple[int, ...] | None] = {
     "RESHAPE": (0,),
     "SQUEEZE": (0,),
     "EXPAND_DIMS": (0,),
-    "CAST": (0,),
+    "GATHER_ND": (0,),
+    "BROADCAST_TO": (0,),
 }
-ELEMENTWISE = frozenset({"ADD", "SUB", "MUL", "DIV", "FLOOR_DIV", "MAXIMUM", "MINIMUM"})
-# Evaluated when every operand is known (shape arithmetic exporters write: ``Where(Equal(shape,
-# -1), 1, shape)``, ``x.shape[-1] // 2`` as an integer DIV).
-WHOLE_ONLY = frozenset(
-    {"REDUCE_PROD", "EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
-     "SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT"}
+# Operators with BOOL results whose values are followed (masks moved around are not).
+COMPARISONS = frozenset(
+    {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND",
+     "LOGICAL_OR", "LOGICAL_NOT"}
 )  # fmt: skip
-EVALUATED = frozenset({*MOVING, *ELEMENTWISE, *WHOLE_ONLY})
+# Element-wise: ``x.shape[-1] // 2`` as an integer DIV, negative indices wrapped by FLOOR_MOD.
+ELEMENTWISE = frozenset(
+    {"CAST", "ADD", "SUB", "MUL", "DIV", "FLOOR_DIV", "FLOOR_MOD", "MAXIMUM", "MINIMUM",
+     *COMPARISONS}
+)  # fmt: skip
+SELECTS = frozenset({"SELECT", "SELECT_V2"})  # ``Where(Equal(shape, -1), 1, shape)``
+# Evaluated when every operand is known: position ids as ``cumsum(ones) - 1``, their maximum,
+# ranges over sizes.
+WHOLE_ONLY = frozenset({"REDUCE_PROD", "REDUCE_MAX", "RANGE", "CUMSUM", "FILL"})
+EVALUATED = frozenset({*MOVING, *ELEMENTWISE, *SELECTS, *WHOLE_ONLY})
 
 # Values larger than this (elements) are not shape values and are left to the runtime.
 MAX_ELEMENTS = 256
 
+# Types of followed values; an operand of an integer type and unknown value still takes part
+# as a value with no element known, a float one does not.
 _INTEGER_TYPES = ("INT32", "INT64", "BOOL")
+_VALUE_TYPES = (*_INTEGER_TYPES, "FLOAT32")
 
 
 class ValueEvaluator:
@@ -60,9 +78,9 @@ class ValueEvaluator:
         self._run_context = RunContext(model)
 
     def evaluate(self, op: Operator, ctx: RuleContext) -> Known | None:
-        """What is known of the value of ``op``'s single output when it is a small integer
-        tensor: every element (an array), some of them (a :class:`PartialValue`), or nothing
-        (None, also when the interpreter has no kernel).
+        """What is known of the value of ``op``'s single output when it is a small integer,
+        boolean or float tensor: every element (an array), some of them (a
+        :class:`PartialValue`), or nothing (None, also when the interpreter has no kernel).
 
         Raises :class:`ShapeError` naming the output when the kernel refuses operands it
         needs that are all known (an index out of range, a division by zero): no run of the
@@ -71,10 +89,10 @@ class ValueEvaluator:
         if len(op.outputs) != 1:
             return None
         out = op.outputs[0]
-        if out.dtype not in _INTEGER_TYPES or not out.is_static:
+        if out.dtype not in _VALUE_TYPES or not out.is_static:
             return None
-        if out.dtype == "BOOL" and op.opcode not in WHOLE_ONLY:
-            return None  # boolean shape values come from comparisons, not masks moved around
+        if out.dtype == "BOOL" and op.opcode not in COMPARISONS:
+            return None
         if int(np.prod(out.shape)) > MAX_ELEMENTS:
             return None
         if op.opcode == "SHAPE":
@@ -90,6 +108,8 @@ class ValueEvaluator:
             return _settled(out, PartialValue.of(self._run(op, operands)))
         if op.opcode in ELEMENTWISE:
             return _settled(out, self._elementwise(op, [_partial(v) for v in operands]))
+        if op.opcode in SELECTS:
+            return _settled(out, self._selected(op, [_partial(v) for v in operands]))
         if op.opcode in MOVING:
             return _settled(out, self._moved(op, operands))
         return None
@@ -104,10 +124,19 @@ class ValueEvaluator:
         return value.astype(numpy_dtype(out.dtype), copy=False)
 
     def _elementwise(self, op: Operator, operands: list[PartialValue]) -> PartialValue:
-        """The kernel on the known elements (1 elsewhere); known where both operands are."""
+        """The kernel on the known elements (1 elsewhere); known where every operand is."""
         data = self._run(op, [v.data for v in operands])
-        known = np.logical_and(*(v.known for v in operands))
+        known = functools.reduce(np.logical_and, (v.known for v in operands))
         return PartialValue(data, np.broadcast_to(known, data.shape))
+
+    def _selected(self, op: Operator, operands: list[PartialValue]) -> PartialValue:
+        """The kernel on the known elements; an element is known where the condition is and
+        the operand it takes is (the kernel selecting among the operands' known flags)."""
+        condition, x, y = operands
+        data = self._run(op, [condition.data, x.data, y.data])
+        chosen = self._run(op, [condition.data, x.known, y.known])
+        known = self._run(op, [condition.known, chosen, np.zeros_like(chosen)])
+        return PartialValue(data, known.astype(bool))
 
     def _moved(self, op: Operator, operands: list[Known | None]) -> PartialValue | None:
         """The kernel on element codes of the moved operands (the others as they are)."""
