@@ -29,7 +29,7 @@ from .shape_building import (
     strided_slice,
     unsqueeze,
 )
-from .shape_values import Entry, ranked_dims, shape_value, value_rule
+from .shape_values import Dim, Entry, ranked_dims, shape_value, value_rule
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -219,34 +219,46 @@ def _gather_elements(lo: Lowering, node: Node) -> list[Entry] | None:
 
 @converter("GatherElements")
 def gather_elements(node: Node, lo: Lowering) -> None:
-    """GatherElements (11): GATHER_ND with the indices completed by a constant coordinate
-    grid; the indices' shape must be known."""
+    """GatherElements (11): GATHER_ND with the indices completed by the coordinates of each of
+    their elements along the other axes (constants when their shape is known, else built in
+    the graph from their SHAPE)."""
     data_name, idx_name = node.input(0), node.input(1)
     axis = _axis(node, lo, data_name)
-    shape = known_shape(lo, idx_name)
-    grid = np.indices(shape, np.int32)
-    before, after = grid[:axis], grid[axis + 1 :]
-    indices = wrapped_indices(lo, idx_name, data_name, [axis])
-    pieces = [reshape(lo, indices, [*shape, 1], "indices")]
-    if len(before):
-        pieces.insert(0, int32(lo, np.stack(before, -1), "grid"))
-    if len(after):
-        pieces.append(int32(lo, np.stack(after, -1), "grid"))
+    dims = ranked_dims(lo, idx_name)
+    rank = len(dims)
+    indices = unsqueeze(lo, wrapped_indices(lo, idx_name, data_name, [axis]), [rank], [*dims, 1])
+    others = [a for a in range(rank) if a != axis]
+    pieces = _coordinates(lo, idx_name, dims, others)
+    pieces.insert(axis, indices)
     data = lo.value(data_name)
-    coords = concat(lo, pieces, len(shape))
+    coords = concat(lo, pieces, rank)
     y = lo.emit("GATHER_ND", [data, coords], "GatherNdOptions", dtype=data.dtype)
     lo.bind(node.outputs[0], y)
 
 
-def known_shape(lo: Lowering, name: str) -> list[int]:
-    """The shape of a value whose dims must all be known."""
-    shape = lo.shape(name)
-    if shape is None:
-        raise Unsupported(f"rank of '{name}' must be known")
-    for i, d in enumerate(shape):
-        if d is None:
-            raise Unsupported(f"dimension {i} of '{name}' must be known")
-    return list(shape)  # type: ignore[arg-type]
+def _coordinates(lo: Lowering, name: str, dims: Sequence[Dim], axes: Sequence[int]) -> list[Tensor]:
+    """For each of ``axes``, the coordinate along it of every element of a value of ``dims``,
+    INT32 ``[*dims, 1]``: a constant when the dims are known, else :func:`_coordinate`."""
+    if all(isinstance(d, int) for d in dims):
+        grid = np.indices(dims, np.int32)[..., None]
+        return [int32(lo, grid[a], "grid") for a in axes]
+    target = concat(lo, [shape_of(lo, lo.value(name)), int32(lo, [1], "one")])
+    return [_coordinate(lo, name, a, target, len(dims) + 1) for a in axes]
+
+
+def _coordinate(lo: Lowering, name: str, axis: int, target: Tensor, rank: int) -> Tensor:
+    """RANGE over a dim of a value, RESHAPE onto that axis of ``rank``, BROADCAST_TO
+    ``target``."""
+    start, delta = int32(lo, 0, "start"), int32(lo, 1, "delta")
+    line = lo.emit(
+        "RANGE", [start, dim_of(lo, name, axis), delta], "RangeOptions", dtype="INT32",
+        name=lo.helper_name("range"),
+    )  # fmt: skip
+    line = reshape(lo, line, [-1 if i == axis else 1 for i in range(rank)])
+    grid = lo.helper_name("grid")
+    return lo.emit(
+        "BROADCAST_TO", [line, target], "BroadcastToOptions", dtype="INT32", name=grid, version=2
+    )
 
 
 def _depth(lo: Lowering, idx_name: str) -> int:
