@@ -40,7 +40,10 @@ def moving_average(values: Sequence[float], batch: int, const: float, extreme) -
 def final_range(
     mins: Sequence[float], maxs: Sequence[float], options: CalibrationOptions
 ) -> tuple[np.float32, np.float32]:
-    """The (min, max) of one tensor under the step's ``mode`` and its parameters, as float32."""
+    """The (min, max) of one tensor under the step's ``mode`` and its parameters, as float32.
+    Infinite records (an attention mask of -inf) count as float32's lowest or largest value,
+    so that the range stays finite for the mask's own handling (``softmax_inputs``)."""
+    mins, maxs = _finite(mins), _finite(maxs)
     if options.mode == CalibrationMode.percentile:
         lo = percentile(mins, options.min_percentile)
         hi = percentile(maxs, options.max_percentile)
@@ -48,3 +51,9 @@ def final_range(
         lo = moving_average(mins, options.moving_avg_batch, options.moving_avg_const, np.min)
         hi = moving_average(maxs, options.moving_avg_batch, options.moving_avg_const, np.max)
     return np.float32(lo), np.float32(hi)
+
+
+def _finite(values: Sequence[float]) -> np.ndarray:
+    """``values`` in float64 with ±inf clipped to float32's finite range."""
+    limit = float(np.finfo(np.float32).max)
+    return np.clip(np.asarray(values, np.float64), -limit, limit)

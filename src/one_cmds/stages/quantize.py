@@ -20,6 +20,7 @@ from ..formats.writer import save
 from ..interp import Interpreter, InterpreterError
 from ..ir import Model
 from ..quant.checks import check_constant_operands, check_float_model, check_quantized
+from ..quant.computed_constants import fold_computed_constants
 from ..quant.data import count, records
 from ..quant.default_pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
 from ..quant.fake_quantize import fake_quantize
@@ -59,6 +60,7 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
         raise UnsupportedError(f"one-quantize: {action} is not implemented yet")
     original = model.copy() if options.evaluate_result else None
     check_float_model(model)
+    fold_computed_constants(model)
     check_constant_operands(model)
     fake_quantize_weights(model, options.quantized_dtype, options.granularity, options.quant_config)
     _intermediate(model, options, "weights_fake_quant")

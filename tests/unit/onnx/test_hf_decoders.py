@@ -28,28 +28,17 @@ FAMILIES = DECODERS + ENCODERS
 EXPORTS = FAMILIES + tuple(f"{name}_ts" for name in FAMILIES)
 SHAPES = ("1x16", "2x32", "1x1", "3x7")
 DTYPE_FLOORS = (("uint8", 0.9), ("int16", 0.95), ("int8", 0.9))
-# torch's TorchScript exporter writes SDPA's boolean mask as Where(mask, 0, -inf). Calibration
-# then records minima of -inf, whose linear percentile is NaN (quant/ranges.py): the asymmetric
-# range divides by a zero scale; the int16 one drops the NaN and keeps [0, 0] for the mask
-# (the causal mask is lost: about 0.65 agreement), so only uint8 is run for these.
-INFINITE_MASK = pytest.mark.xfail(
-    strict=True, raises=ZeroDivisionError,
-    reason="-inf attention mask: calibration percentile of -inf minima is NaN",
-)  # fmt: skip
 
 
 def _quantized_cases() -> list:
-    """Every dtype for the dynamo exports; uint8 for the TorchScript ones (the decoders' fail:
-    :data:`INFINITE_MASK`)."""
-    cases = [
-        pytest.param(name, dtype, floor, id=f"{name}-{dtype}")
+    """Every dtype for the exports of both exporters (the TorchScript one writes SDPA's mask
+    as ``Where(mask, 0, -inf)``: calibration counts -inf as float32's lowest)."""
+    return [
+        pytest.param(export, dtype, floor, id=f"{export}-{dtype}")
         for name in FAMILIES
+        for export in (name, f"{name}_ts")
         for dtype, floor in DTYPE_FLOORS
     ]
-    for name in FAMILIES:
-        marks = [INFINITE_MASK] if name in DECODERS else []
-        cases.append(pytest.param(f"{name}_ts", "uint8", 0.9, id=f"{name}_ts-uint8", marks=marks))
-    return cases
 
 
 @functools.cache

@@ -236,3 +236,11 @@ def test_nonzero(tmp_path, dtype):
 def test_trilu(tmp_path, upper, k):
     graph = f"g (float[N,4,5] x) => (float[] y) {{ y = Trilu<upper={upper}>(x, k) }}"
     assert opcodes(check(text_model(graph, 14, k=np.array(k)), tmp_path)) == ["SELECT_V2"]
+
+
+@pytest.mark.parametrize(("upper", "k"), [(1, 1), (0, 0), (1, -2)])
+def test_trilu_of_unknown_rows_and_columns(tmp_path, upper, k):
+    graph = f"g (float[N,R,C] x) => (float[] y) {{ y = Trilu<upper={upper}>(x, k) }}"
+    inputs = [np.random.default_rng(0).standard_normal((2, 5, 3)).astype(np.float32)]
+    imported = check(text_model(graph, 14, k=np.array(k)), tmp_path, inputs=inputs)
+    assert {"RANGE", "SUB", "SELECT_V2"} <= set(opcodes(imported))

@@ -246,15 +246,19 @@ def _coordinates(lo: Lowering, name: str, dims: Sequence[Dim], axes: Sequence[in
     return [_coordinate(lo, name, a, target, len(dims) + 1) for a in axes]
 
 
-def _coordinate(lo: Lowering, name: str, axis: int, target: Tensor, rank: int) -> Tensor:
-    """RANGE over a dim of a value, RESHAPE onto that axis of ``rank``, BROADCAST_TO
-    ``target``."""
+def positions(lo: Lowering, name: str, axis: int) -> Tensor:
+    """``RANGE(0, dim, 1)`` over a dim of an ONNX value (INT32)."""
     start, delta = int32(lo, 0, "start"), int32(lo, 1, "delta")
-    line = lo.emit(
+    return lo.emit(
         "RANGE", [start, dim_of(lo, name, axis), delta], "RangeOptions", dtype="INT32",
         name=lo.helper_name("range"),
     )  # fmt: skip
-    line = reshape(lo, line, [-1 if i == axis else 1 for i in range(rank)])
+
+
+def _coordinate(lo: Lowering, name: str, axis: int, target: Tensor, rank: int) -> Tensor:
+    """RANGE over a dim of a value, RESHAPE onto that axis of ``rank``, BROADCAST_TO
+    ``target``."""
+    line = reshape(lo, positions(lo, name, axis), [-1 if i == axis else 1 for i in range(rank)])
     grid = lo.helper_name("grid")
     return lo.emit(
         "BROADCAST_TO", [line, target], "BroadcastToOptions", dtype="INT32", name=grid, version=2
@@ -471,20 +475,30 @@ def nonzero(node: Node, lo: Lowering) -> None:
     lo.bind(node.outputs[0], transpose(lo, coords, (1, 0), "transpose"))
 
 
+def _triangle(lo: Lowering, name: str, rank: int, k: int, upper: bool) -> Tensor:
+    """The BOOL ``[rows, cols]`` mask of Trilu computed in the graph."""
+    rows = reshape(lo, positions(lo, name, rank - 2), [-1, 1])
+    cols = reshape(lo, positions(lo, name, rank - 1), [1, -1])
+    offset = lo.emit("SUB", [cols, rows], "SubOptions", dtype="INT32", name=lo.helper_name("diag"))
+    compare = "GREATER_EQUAL" if upper else "LESS_EQUAL"
+    return lo.emit(compare, [offset, int32(lo, k, "k")], dtype="BOOL", name=lo.helper_name("mask"))
+
+
 @converter("Trilu")
 def trilu(node: Node, lo: Lowering) -> None:
-    """Trilu (14): SELECT_V2 with a constant mask of the last two dims."""
+    """Trilu (14): SELECT_V2 with a mask of the last two dims: a constant when they are known,
+    else ``cols - rows >= k`` (``<= k`` for the lower part) over RANGEs of the dims."""
     x_name = node.input(0)
     dims = lo.shape(x_name)
     if dims is None or len(dims) < 2:
         raise Unsupported(f"rank of '{x_name}' must be known")
-    for i in (len(dims) - 2, len(dims) - 1):
-        if dims[i] is None:
-            raise Unsupported(f"dimension {i} of '{x_name}' must be known")
     k = int(lo.require_const(node.input(1)).reshape(-1)[0]) if node.input(1) else 0
-    rows, cols = np.indices(dims[-2:])
-    keep = cols - rows >= k if node.attr("upper", 1) else cols - rows <= k
+    upper = bool(node.attr("upper", 1))
     x = lo.value(x_name)
-    mask = lo.constant(keep, lo.helper_name("mask"))
+    if dims[-2] is not None and dims[-1] is not None:
+        rows, cols = np.indices(dims[-2:])
+        mask = lo.constant(cols - rows >= k if upper else cols - rows <= k, lo.helper_name("mask"))
+    else:
+        mask = _triangle(lo, x_name, len(dims), k, upper)
     y = lo.emit("SELECT_V2", [mask, x, scalar_of(lo, 0, x.dtype)], "SelectV2Options", dtype=x.dtype)
     lo.bind(node.outputs[0], y)
