@@ -16,4 +16,5 @@ from . import (  # noqa: F401
     shape_ops,
     shape_values,
     space,
+    trilu,
 )

@@ -1,5 +1,5 @@
 """Indexing operators (onnx-import.md §6.1): Concat, Split, Slice, Gather, GatherElements,
-GatherND, ScatterND, Pad, TopK, ArgMax/ArgMin, NonZero, Trilu.
+GatherND, ScatterND, Pad, TopK, ArgMax/ArgMin, NonZero (Trilu: trilu.py).
 
 Negative indices are wrapped at import when they are constants and the dim is known, else in
 the graph by FLOOR_MOD. Slice bounds are clamped as ONNX clamps them (INT64 sentinels
@@ -25,6 +25,7 @@ from .shape_building import (
     gather,
     int32,
     normalized_axes,
+    positions,
     shape_of,
     strided_slice,
     unsqueeze,
@@ -246,15 +247,6 @@ def _coordinates(lo: Lowering, name: str, dims: Sequence[Dim], axes: Sequence[in
     return [_coordinate(lo, name, a, target, len(dims) + 1) for a in axes]
 
 
-def positions(lo: Lowering, name: str, axis: int) -> Tensor:
-    """``RANGE(0, dim, 1)`` over a dim of an ONNX value (INT32)."""
-    start, delta = int32(lo, 0, "start"), int32(lo, 1, "delta")
-    return lo.emit(
-        "RANGE", [start, dim_of(lo, name, axis), delta], "RangeOptions", dtype="INT32",
-        name=lo.helper_name("range"),
-    )  # fmt: skip
-
-
 def _coordinate(lo: Lowering, name: str, axis: int, target: Tensor, rank: int) -> Tensor:
     """RANGE over a dim of a value, RESHAPE onto that axis of ``rank``, BROADCAST_TO
     ``target``."""
@@ -463,7 +455,7 @@ def _last_index(lo: Lowering, name: str, axis: int) -> Tensor:
     )
 
 
-# -- NonZero, Trilu -----------------------------------------------------------------------------
+# -- NonZero -----------------------------------------------------------------------------
 @converter("NonZero")
 def nonzero(node: Node, lo: Lowering) -> None:
     """NonZero (9, 13): WHERE (INT64 coordinates, one row per element) → CAST → TRANSPOSE."""
@@ -473,32 +465,3 @@ def nonzero(node: Node, lo: Lowering) -> None:
     coords = lo.emit("WHERE", [x], "WhereOptions", dtype="INT64")
     coords = lo.emit("CAST", [coords], dtype="INT32")
     lo.bind(node.outputs[0], transpose(lo, coords, (1, 0), "transpose"))
-
-
-def _triangle(lo: Lowering, name: str, rank: int, k: int, upper: bool) -> Tensor:
-    """The BOOL ``[rows, cols]`` mask of Trilu computed in the graph."""
-    rows = reshape(lo, positions(lo, name, rank - 2), [-1, 1])
-    cols = reshape(lo, positions(lo, name, rank - 1), [1, -1])
-    offset = lo.emit("SUB", [cols, rows], "SubOptions", dtype="INT32", name=lo.helper_name("diag"))
-    compare = "GREATER_EQUAL" if upper else "LESS_EQUAL"
-    return lo.emit(compare, [offset, int32(lo, k, "k")], dtype="BOOL", name=lo.helper_name("mask"))
-
-
-@converter("Trilu")
-def trilu(node: Node, lo: Lowering) -> None:
-    """Trilu (14): SELECT_V2 with a mask of the last two dims: a constant when they are known,
-    else ``cols - rows >= k`` (``<= k`` for the lower part) over RANGEs of the dims."""
-    x_name = node.input(0)
-    dims = lo.shape(x_name)
-    if dims is None or len(dims) < 2:
-        raise Unsupported(f"rank of '{x_name}' must be known")
-    k = int(lo.require_const(node.input(1)).reshape(-1)[0]) if node.input(1) else 0
-    upper = bool(node.attr("upper", 1))
-    x = lo.value(x_name)
-    if dims[-2] is not None and dims[-1] is not None:
-        rows, cols = np.indices(dims[-2:])
-        mask = lo.constant(cols - rows >= k if upper else cols - rows <= k, lo.helper_name("mask"))
-    else:
-        mask = _triangle(lo, x_name, len(dims), k, upper)
-    y = lo.emit("SELECT_V2", [mask, x, scalar_of(lo, 0, x.dtype)], "SelectV2Options", dtype=x.dtype)
-    lo.bind(node.outputs[0], y)

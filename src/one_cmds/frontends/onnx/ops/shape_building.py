@@ -161,6 +161,15 @@ def part_sizes(lo: Lowering, parts: Sequence[Part]) -> list[Entry]:
     return out
 
 
+def positions(lo: Lowering, name: str, axis: int) -> Tensor:
+    """``RANGE(0, dim, 1)`` over a dim of an ONNX value (INT32)."""
+    start, delta = int32(lo, 0, "start"), int32(lo, 1, "delta")
+    return lo.emit(
+        "RANGE", [start, dim_of(lo, name, axis), delta], "RangeOptions", dtype="INT32",
+        name=lo.helper_name("range"),
+    )  # fmt: skip
+
+
 def reshape_parts(lo: Lowering, x: Tensor, parts: Sequence[Part]) -> Tensor:
     """RESHAPE of ``x`` into sizes given as parts: a constant target when at most one size is
     unknown, else one computed in the graph."""
