@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .errors import ConfigError
 from .formats import reader, writer
 from .ir import Model
 from .pipeline.run import run_plan
@@ -13,13 +14,25 @@ from .report.console import warn
 from .stages.stage import StepResult
 
 
-def load(path: str) -> Model:
+def load(path: str, **tf_options: Any) -> Model:
     """Read a ``.tflite`` or ``.circle`` file (format from its identifier), or import an
-    ``.onnx`` file with the default options of ``one-import-onnx``, or a PyTorch
-    ExportedProgram (``.pt2``, by content) as ``one-import-pytorch`` does, into a Model.
+    ``.onnx`` file with the default options of ``one-import-onnx``, a PyTorch
+    ExportedProgram (``.pt2``, by content) as ``one-import-pytorch`` does, or a TensorFlow
+    model (a SavedModel folder, a ``.pb``/``.pbtxt`` GraphDef, a ``.h5``/``.hdf5``/``.keras``
+    Keras file) as ``one-import-tf`` does, into a Model.
 
+    ``tf_options`` are ``[one-import-tf]`` keys for a TensorFlow model: a GraphDef needs
+    ``input_arrays`` and ``output_arrays`` (``load("m.pb", input_arrays="x",
+    output_arrays="y", input_shapes="1,4")``); ``model_format`` defaults to the path's kind.
     Origins and the source md5 are stamped as an import step does.
     """
+    from .frontends.tensorflow import model_format_of
+
+    model_format = model_format_of(path)
+    if model_format is not None:
+        return _load_tf(path, model_format, tf_options)
+    if tf_options:
+        raise ConfigError(f"options of one_cmds.load() apply to TensorFlow models: {path}")
     if reader.is_onnx(path):
         from .frontends.onnx import import_onnx
 
@@ -31,6 +44,21 @@ def load(path: str) -> Model:
 
         return import_pytorch(path, warn=warn).model
     return reader.load(path, warn=warn)
+
+
+def _load_tf(path: str, model_format: str, options: dict[str, Any]) -> Model:
+    """A TensorFlow model imported with ``options`` checked as a ``[one-import-tf]``
+    section."""
+    from .config.resolve import build_options, convert_values
+    from .config.source import Source
+    from .frontends.tensorflow import import_tf
+
+    source = Source(place="one_cmds.load()")
+    raw = {"input_path": path, "output_path": "<memory>", "model_format": model_format}
+    raw.update(options)
+    settings = convert_values("one-import-tf", raw, source)
+    step = build_options("one-import-tf", main=source, section=settings)
+    return import_tf(path, step.tf_options()).model  # type: ignore[attr-defined]
 
 
 def save(model: Model, path: str, profile: bool = False) -> int:

@@ -2,8 +2,9 @@
 
 The folder is copied to a temporary directory, ``{fixtures}`` (the absolute path of
 ``tests/fixtures``), ``{torch_fixtures}`` (the PyTorch files of tests/fixtures/torch, made at
-test time; the case is skipped without torch) and ``{case}`` (the copy's path) are substituted
-in its text files, and the
+test time; the case is skipped without torch), ``{tf_fixtures}`` (the TensorFlow files of
+tests/fixtures/tf, likewise) and ``{case}`` (the copy's path) are substituted in its text
+files, and the
 program runs there as a user runs it (the repository launchers, current directory = the copy).
 
 ``expect.toml`` keys (all optional except ``exit_code``):
@@ -43,6 +44,7 @@ from circle_schema.v0_10.circle.Model import ModelT
 
 import one_cmds
 from one_cmds.config.reader import tomllib
+from support.tf_fixtures import tf_fixtures
 from support.torch_fixtures import torch_fixtures
 
 UI = Path(__file__).resolve().parent
@@ -92,6 +94,8 @@ def launcher(program: str) -> Path:
 def substitute(text: str, work: Path) -> str:
     if "{torch_fixtures}" in text:
         text = text.replace("{torch_fixtures}", str(torch_fixtures()))
+    if "{tf_fixtures}" in text:
+        text = text.replace("{tf_fixtures}", str(tf_fixtures()))
     return text.replace("{fixtures}", str(FIXTURES)).replace("{case}", str(work))
 
 

@@ -1,5 +1,5 @@
-"""Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-import-onnx``,
-``one-import-pytorch``,
+"""Single-step drivers: ``one-import-tflite``, ``one-import-circle``, ``one-import-tf``,
+``one-import-onnx``, ``one-import-bcq``, ``one-import-pytorch``,
 ``one-resize``, ``one-optimize``, ``one-quantize`` (cli-and-config.md §17), ``one-pack`` and
 ``one-partition`` (backends-and-packaging.md §4, §5); the tool drivers come from
 :mod:`one_cmds.cli.backend_drivers`. Each builds the
@@ -43,8 +43,16 @@ def one_import_circle(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-import-circle", argv)
 
 
+def one_import_tf(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-import-tf", argv)
+
+
 def one_import_onnx(argv: Sequence[str] | None = None) -> int:
     return run_driver("one-import-onnx", argv)
+
+
+def one_import_bcq(argv: Sequence[str] | None = None) -> int:
+    return run_driver("one-import-bcq", argv)
 
 
 def one_import_pytorch(argv: Sequence[str] | None = None) -> int:
@@ -92,7 +100,9 @@ def one_partition(argv: Sequence[str] | None = None) -> int:
 MAINS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "one-import-tflite": one_import_tflite,
     "one-import-circle": one_import_circle,
+    "one-import-tf": one_import_tf,
     "one-import-onnx": one_import_onnx,
+    "one-import-bcq": one_import_bcq,
     "one-import-pytorch": one_import_pytorch,
     "one-resize": one_resize,
     "one-optimize": one_optimize,

@@ -16,7 +16,7 @@ from one_cmds.cli.app import (
     optimization_group,
     run,
 )
-from one_cmds.errors import UnsupportedError, UsageError
+from one_cmds.errors import UsageError
 from one_cmds.report.console import warn
 
 
@@ -92,8 +92,6 @@ def _dispatch(invocation: Invocation, command: str, args: list[str]) -> int:
         args = args[1:]
     from one_cmds.cli.drivers import MAINS  # the drivers' option models load on demand
 
-    if program not in MAINS:
-        raise UnsupportedError(f"{program} is not supported")
     return MAINS[program](args)
 
 

@@ -7,11 +7,12 @@ error is reported without loading pydantic or the option models.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from one_cmds.backends.calls import ToolOptions
-from one_cmds.config import import_tables, tables
+from one_cmds.config import import_tables, tables, tf_tables
 from one_cmds.config.checks import (
     Verify,
     verify_optimize,
@@ -20,6 +21,7 @@ from one_cmds.config.checks import (
     verify_required,
 )
 from one_cmds.config.tables import Option
+from one_cmds.config.tf_checks import verify_tf
 from one_cmds.config.values import Kind
 from one_cmds.pipeline.plan import Step
 
@@ -39,10 +41,10 @@ class DriverSpec:
 
     @property
     def model(self) -> type[DriverOptions]:
-        """The option model (pydantic, imported on first use)."""
-        from one_cmds.stages import options
-
-        return getattr(options, self.model_name)
+        """The option model (pydantic, imported on first use): ``model_name`` is a class of
+        :mod:`one_cmds.stages.options`, or ``<module>:<class>`` for another module there."""
+        module, _, name = self.model_name.rpartition(":")
+        return getattr(importlib.import_module(f"one_cmds.stages.{module or 'options'}"), name)
 
     @property
     def section(self) -> str:
@@ -82,11 +84,25 @@ DRIVERS: dict[str, DriverSpec] = {
             verify_required(tables.IMPORT_OPTIONS),
         ),
         DriverSpec(
+            "one-import-tf",
+            "command line tool to convert TensorFlow to circle",
+            tf_tables.IMPORT_TF_OPTIONS,
+            "tf_options:ImportTfOptions",
+            verify_tf(tf_tables.IMPORT_TF_OPTIONS),
+        ),
+        DriverSpec(
             "one-import-onnx",
             "command line tool to convert ONNX to circle",
             import_tables.IMPORT_ONNX_OPTIONS,
             "ImportOnnxOptions",
             verify_required(import_tables.IMPORT_ONNX_OPTIONS),
+        ),
+        DriverSpec(
+            "one-import-bcq",
+            "command line tool to convert TensorFlow with BCQ to circle",
+            tf_tables.IMPORT_BCQ_OPTIONS,
+            "tf_options:ImportBcqOptions",
+            verify_tf(tf_tables.IMPORT_BCQ_OPTIONS, ("graph_def",)),
         ),
         DriverSpec(
             "one-import-pytorch",

@@ -29,7 +29,6 @@ from one_cmds.config.sections import (
 from one_cmds.config.source import COMMAND_LINE, Source, unrecognized
 from one_cmds.config.steps import ALL_STEPS, RUN_STEPS
 from one_cmds.config.values import Settings
-from one_cmds.errors import UnsupportedError
 from one_cmds.pipeline import Plan
 from one_cmds.pipeline import environment as pipeline_environment
 from one_cmds.report.console import warn
@@ -89,8 +88,6 @@ def plan_from_config(
     for step in switches.enabled:
         if step not in config.sections:
             raise _section_missing(config, step)
-        if step not in RUN_STEPS:
-            raise UnsupportedError(f"{step} is not supported")
         source = config.source(step)
         if step in BACKEND_DRIVERS:
             request = BackendRequest(
@@ -121,8 +118,6 @@ def plan_from_config(
             continue
         if step in DRIVERS:
             convert_values(step, config.sections[step], config.source(step))
-        elif step not in RUN_STEPS:
-            warn(f"[{step}] is not used: this project does not run {step}")
     if not steps:
         warn("no step is enabled")
     return Plan(steps=steps, environment=environment, profile=profile, config_path=config.path)

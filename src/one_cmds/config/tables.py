@@ -231,6 +231,14 @@ QUANTIZE_OPTIONS = (
         "min/max.",
     ),
     _q(
+        "engine",
+        Kind.CHOICE,
+        "(one-cmds addition) what runs the model for calibration: 'litert' (LiteRT in process, "
+        "XNNPACK), 'reference' (the project's interpreter) or 'auto' (default: LiteRT when it "
+        "runs every operator of the model)",
+        choices=("auto", "litert", "reference"),
+    ),
+    _q(
         "TF-style_maxpool",
         Kind.BOOL,
         "Force MaxPool Op to have the same input/output quantparams. NOTE: This option can "
@@ -356,19 +364,10 @@ INFER_OPTIONS = (
     Option("command", Kind.STR, cli=False),
 )
 
-# Keys of the reference drivers this project does not run (§17.6, §17.7), and the legacy
+# Keys of the reference drivers this project does not run as such (§17.7), and the legacy
 # ``all`` of [one-optimize]: in a section of a step this project runs they have no effect.
-_TF_KEYS = (
-    "converter_version",
-    "model_format",
-    "input_arrays",
-    "input_shapes",
-    "output_arrays",
-    "save_intermediate",
-)
 REFERENCE_ONLY_KEYS = frozenset(
     {
-        *_TF_KEYS,
         "backend",
         "backends",
         "command",

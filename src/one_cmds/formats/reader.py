@@ -46,7 +46,12 @@ def is_onnx(path: str) -> bool:
 
 def load(path: str, warn: Warn | None = None) -> Model:
     """Read a model file; raise :class:`ModelFileError` with the spec's messages."""
-    data = open_model_bytes(path)
+    return load_bytes(open_model_bytes(path), path, warn)
+
+
+def load_bytes(data: memoryview | bytes, path: str, warn: Warn | None = None) -> Model:
+    """Read a model held in memory (a converter's result, or a mapped file); ``path`` names
+    it in messages and becomes the model's ``source_path``."""
     ident = bytes(data[4:8]) if len(data) >= 8 else b""
     if ident not in (TFLITE_IDENTIFIER, CIRCLE_IDENTIFIER):
         raise ModelFileError(f"Invalid input file: {path} (not a TFLite or circle model)")

@@ -56,3 +56,4 @@ def _release(version: str) -> tuple[int, ...]:
 TORCH = Requirement("torch", "PyTorch", "pytorch", (2, 6))
 ONNXSCRIPT = Requirement("onnxscript", "onnxscript", "pytorch")
 PYTORCH_EXTRA = (TORCH, ONNXSCRIPT)
+TENSORFLOW = Requirement("tensorflow", "TensorFlow", "tf", (2, 16))

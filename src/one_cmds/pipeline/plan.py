@@ -42,7 +42,9 @@ STEP_ORDER = (
 STAGES = {
     "one-import-tflite": "importer:IMPORT",
     "one-import-circle": "importer:IMPORT",
+    "one-import-tf": "tf_import:IMPORT_TF",
     "one-import-onnx": "importer:IMPORT_ONNX",
+    "one-import-bcq": "tf_import:IMPORT_BCQ",
     "one-import-pytorch": "importer:IMPORT_PYTORCH",
     "one-resize": "resize:RESIZE",
     "one-optimize": "optimize.stage:OPTIMIZE",

@@ -70,6 +70,11 @@ def detail(line: str) -> None:
     _record(line)
 
 
+def is_verbose() -> bool:
+    """Whether :func:`detail` lines are shown (``-V``)."""
+    return _verbose[-1]
+
+
 @contextmanager
 def verbosity(verbose: bool) -> Iterator[None]:
     """Show :func:`detail` lines on stdout while active when ``verbose``."""

@@ -97,10 +97,12 @@ def test_subcommands(runs, capsys):
     assert runs[-1][0].steps[0].options.granularity == "channel"
     assert onecc.main(["pack", "-i", "a", "-o", "b"]) == 0
     assert runs[-1][0].steps[0].driver == "one-pack"
-    assert onecc.main(["import", "tf"]) == 255
+    assert onecc.main(["import", "tf", "-i", "a.pb", "-o", "b", "-I", "x", "-O", "y"]) == 0
+    assert runs[-1][0].steps[0].driver == "one-import-tf"
+    assert onecc.main(["import", "bcq", "-i", "a.pb", "-o", "b", "-I", "x", "-O", "y"]) == 0
+    assert runs[-1][0].steps[0].driver == "one-import-bcq"
     assert onecc.main(["import"]) == 2
     err = capsys.readouterr().err
-    assert "onecc: one-import-tf is not supported" in err
     assert "one-import: error: the following arguments are required: driver" in err
 
 

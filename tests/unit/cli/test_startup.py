@@ -13,6 +13,7 @@ HEAVY = (
     "flatbuffers",
     "circle_schema",
     "onnx",
+    "tensorflow",
     "one_cmds.interp",
     "one_cmds.passes",
     "one_cmds.quant",
@@ -50,9 +51,12 @@ def imported(module: str, function: str, argv: list[str], cwd) -> list[str]:
         ("drivers", "one_import_tflite", ["--help"]),
         ("drivers", "one_quantize", ["-i", "a.circle"]),
         ("drivers", "one_optimize", ["--version"]),
+        ("drivers", "one_import_tf", ["--help"]),
+        ("drivers", "one_import_bcq", ["-i", "a.pb", "-o", "a.circle", "-I", "x", "-O", "y",
+                                       "-s", "1,0"]),
     ],
     ids=["version", "help", "bad-argument", "config-typo", "driver-help", "driver-missing",
-         "driver-version"],
+         "driver-version", "tf-help", "bcq-bad-shape"],
 )  # fmt: skip
 def test_quick_answers_import_nothing_heavy(tmp_path, module, function, argv):
     (tmp_path / "typo.cfg").write_text(
@@ -66,3 +70,15 @@ def test_the_probe_sees_heavy_modules(tmp_path):
     found = imported("drivers", "one_import_tflite", ["-i", "missing.tflite", "-o", "o.circle"],
                      tmp_path)  # fmt: skip
     assert "numpy" in found
+
+
+def test_checking_a_tensorflow_step_imports_no_tensorflow(tmp_path):
+    """[one-import-tf] is checked (TensorFlow found, not imported), then a typo stops the run."""
+    (tmp_path / "tf.cfg").write_text(
+        "[onecc]\none-import-tf=True\none-optimize=True\n\n[one-import-tf]\ninput_path=a.pb\n"
+        "output_path=a.circle\ninput_arrays=x\ninput_shapes=1,4\noutput_arrays=y\nv2=True\n"
+        "\n[one-optimize]\ninput_path=a.circle\noutput_pth=b.circle\n"
+    )
+    found = imported("onecc", "main", ["-C", "tf.cfg"], tmp_path)
+    assert "one_cmds.quant.options" in found  # the step's options were built
+    assert not [m for m in found if m.split(".")[0] == "tensorflow"]

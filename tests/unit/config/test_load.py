@@ -1,7 +1,7 @@
 import pytest
 
 from one_cmds.config.load import plan_from_arguments, plan_from_config
-from one_cmds.errors import ConfigError, UnsupportedError, UsageError
+from one_cmds.errors import ConfigError, UsageError
 
 IMPORT = "[one-import-tflite]\ninput_path=m.tflite\noutput_path=m.circle\n"
 OPT = "[one-optimize]\ninput_path=m.circle\noutput_path=o.circle\n"
@@ -142,19 +142,19 @@ def test_validation_order(write):
     assert "unrecognized: y" in error_of(path)
 
 
-def test_section_check_precedes_support_check(write):
+def test_enabled_step_needs_its_section(write):
     path = config(write, "one-codegen=True")
     assert error_of(path) == "configuration file must have 'one-codegen' section (file 'a.cfg')"
-    path = config(write, "one-import-bcq=True", "[one-import-bcq]\nanything=1\n")
-    assert error_of(path, kind=UnsupportedError) == "one-import-bcq is not supported"
 
 
-def test_disabled_and_unused_sections(write, capsys):
-    path = config(write, "one-import-tflite=True", IMPORT, "[one-import-tf]\nanything=1\n", QUANT)
+def test_disabled_sections_are_checked(write, capsys):
+    tf = "[one-import-tf]\ninput_path=m.pb\noutput_path=m.circle\n"
+    path = config(write, "one-import-tflite=True", IMPORT, tf, QUANT)
     assert len(plan_from_config(path).steps) == 1
     err = capsys.readouterr().err
-    assert "WARNING: [one-import-tf] is not used: this project does not run one-import-tf" in err
-    assert "no step is enabled" not in err
+    assert "is not used" not in err and "no step is enabled" not in err
+    path = config(write, "one-import-tflite=True", IMPORT, tf + "anything=1\n", QUANT)
+    assert "the following arguments are unrecognized: anything" in error_of(path)
 
 
 def test_no_step(write, capsys):

@@ -92,7 +92,7 @@ def _torchscript(
 
         program = TS2EPConverter(model, args).convert()
     except Exception as e:
-        from ..chatter import one_line
+        from ...report.chatter import one_line
 
         warn(
             f"TorchScript conversion to ExportedProgram failed ({one_line(e)}); using the "

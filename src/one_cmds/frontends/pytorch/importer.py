@@ -10,7 +10,7 @@ import onnx
 
 from ...errors import OneCmdsError
 from ...ir import Model
-from ..chatter import caught_output, full_text, one_line
+from ...report.chatter import caught_output, full_text, one_line
 from ..extras import PYTORCH_EXTRA
 from ..onnx.importer import import_source
 from ..onnx.loader import file_md5, prepare_source

@@ -15,7 +15,7 @@ from typing import IO, Any
 import torch
 
 from ...errors import StageError
-from ..chatter import one_line
+from ...report.chatter import one_line
 from .kinds import Kind, MarEntries, check_readable, kind_of
 
 
