@@ -51,7 +51,7 @@ def run_parts(conn_json: str, inputs: dict[str, np.ndarray]) -> list[np.ndarray]
     folder = os.path.dirname(conn_json)
     values = dict(inputs)
     for part in conn["parts"]:
-        interpreter = Interpreter(os.path.join(folder, part["file"]))
+        interpreter = Interpreter(os.path.join(folder, part["file"]), engine="reference")
         results = interpreter.run({name: values[name] for name in part["inputs"]})
         values.update(zip(part["outputs"], results, strict=True))
     return [values[name] for name in conn["source"]["outputs"]]

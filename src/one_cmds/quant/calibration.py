@@ -7,6 +7,9 @@ those of one-by-one runs while the kernels work on whole batches. A model that c
 batched (an input whose first dimension is not 1, a tensor whose first dimension does not
 follow the batch, shapes that cannot be re-inferred) runs record by record.
 
+With ``engine`` ``auto`` or ``litert`` the records run one by one in LiteRT (XNNPACK), the
+observed tensors made extra outputs of the model it runs (:mod:`one_cmds.engines.litert`).
+
 Observed: the graph inputs and every operator result of subgraph 0 that is float32 and not
 a constant; results of ARG_MAX and of boolean operators are not. Other non-float tensors are
 skipped (**adopted**; the reference stops on them). NaN is ignored; a tensor that is all NaN
@@ -21,7 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..interp import Interpreter
+from ..engines.choice import litert_runner
+from ..engines.litert import LiteRTRunner
+from ..interp import Interpreter, InterpreterError, RunContext, evaluate, load_kernels
 from ..interp.heap import reused_heap
 from ..ir import Model, QuantParam, Tensor
 from ..shape import ShapeInferenceError, infer_shapes
@@ -50,13 +55,16 @@ class MinMax:
     def add(self, t: Tensor, value: np.ndarray, rows: int = 0) -> None:
         """One record's value of ``t``, or ``rows`` records stacked on the first axis."""
         per_row = value.reshape(rows or 1, -1)
-        empty = np.all(np.isnan(per_row), axis=1)
-        if np.any(empty):
-            record = self.records + int(np.argmax(empty))
-            raise QuantizeError(f"tensor '{t.name}' holds only NaN in record {record}")
+        lo, hi = per_row.min(axis=1), per_row.max(axis=1)
+        if np.isnan(lo).any() or np.isnan(hi).any():  # rare: the NaN-skipping pass
+            empty = np.all(np.isnan(per_row), axis=1)
+            if np.any(empty):
+                record = self.records + int(np.argmax(empty))
+                raise QuantizeError(f"tensor '{t.name}' holds only NaN in record {record}")
+            lo, hi = np.nanmin(per_row, axis=1), np.nanmax(per_row, axis=1)
         self.tensors[id(t)] = t
-        self.mins.setdefault(id(t), []).extend(np.nanmin(per_row, axis=1).tolist())
-        self.maxs.setdefault(id(t), []).extend(np.nanmax(per_row, axis=1).tolist())
+        self.mins.setdefault(id(t), []).extend(lo.tolist())
+        self.maxs.setdefault(id(t), []).extend(hi.tolist())
 
 
 def observed(model: Model) -> set[int]:
@@ -79,19 +87,72 @@ def record_minmax(
     *,
     batch: int = BATCH,
     note: Callable[[str], None] | None = None,
+    engine: str = "auto",
 ) -> MinMax:
     """Run ``model`` on every record and collect the per-record ranges (``note`` hears how
-    the records are run)."""
+    the records are run). ``engine`` chooses LiteRT or the reference interpreter
+    (:mod:`one_cmds.engines.choice`); the ranges are the same within float rounding."""
     wanted = observed(model)
     result = MinMax()
+    tensors = [t for t in model.main.referenced_tensors() if id(t) in wanted]
+    fixed = _of_constants(model, wanted)
+    runner = litert_runner(model, engine, [t for t in tensors if id(t) not in fixed], note)
+    if runner is not None:
+        _run_on_litert(runner, iter(data), tensors, fixed, result)
+        return _checked(result)
     batched = _batched(model, wanted, batch) if batch > 1 else None
     if note is not None:
         note(f"calibration: {batch} records per run" if batched else "calibration: one by one")
     with reused_heap():
         _run_records(model, iter(data), batched, batch, wanted, result)
+    return _checked(result)
+
+
+def _checked(result: MinMax) -> MinMax:
     if result.records == 0:
         raise QuantizeError("no calibration records")
     return result
+
+
+def _of_constants(model: Model, wanted: set[int]) -> dict[int, np.ndarray]:
+    """The observed results of operators on constants only (fp16 weights dequantized), by
+    the reference kernels: LiteRT's delegates read such operators' inputs directly and leave
+    the results unwritten."""
+    values: dict[int, np.ndarray] = {}
+    context = RunContext(model)
+    load_kernels()
+    for op in model.main.operators:
+        if not all(t is None or t.is_constant or id(t) in values for t in op.inputs):
+            continue
+        args = [None if t is None else values.get(id(t), t.data) for t in op.inputs]
+        try:
+            results = evaluate(op, args, context)
+        except InterpreterError:
+            continue
+        values.update((id(t), r) for t, r in zip(op.outputs, results, strict=True))
+    return {k: v for k, v in values.items() if k in wanted}
+
+
+def _run_on_litert(
+    runner: LiteRTRunner,
+    records: Iterator[Record],
+    tensors: list[Tensor],
+    fixed: dict[int, np.ndarray],
+    result: MinMax,
+) -> None:
+    """Every record in LiteRT, the observed tensors read from its outputs (those of
+    operators on constants given in ``fixed``)."""
+    inputs = runner.model.main.inputs
+    for record in records:
+        outputs, extra = runner.run(record, views=True)
+        values = dict(fixed)
+        values.update((id(t), np.asarray(v)) for t, v in zip(inputs, record, strict=True))
+        values.update((id(t), v) for t, v in zip(runner.model.main.outputs, outputs, strict=True))
+        values.update((id(t), v) for t, v in zip(runner.extra, extra, strict=True))
+        for t in tensors:
+            result.add(t, values[id(t)])
+        result.records += 1
+        del outputs, extra, values  # LiteRT refuses to run while its buffers are viewed
 
 
 def _run_records(

@@ -89,6 +89,8 @@ class CalibrationOptions(BaseModel):
     max_percentile: float = 99.0
     moving_avg_batch: int = 16
     moving_avg_const: float = 0.1
+    # What runs the model (one_cmds.engines.choice): the ranges are the same within rounding.
+    engine: Literal["auto", "litert", "reference"] = "auto"
 
 
 class QuantizationOptions(CalibrationOptions):

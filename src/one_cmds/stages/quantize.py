@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..engines import Interpreter as FastInterpreter
 from ..engines.litert_coverage import litert_gaps
 from ..errors import UnsupportedError
 from ..formats.writer import save
@@ -85,7 +86,7 @@ def _evaluate(original: Model, quantized: Model, options: QuantizeOptions) -> No
     fake_quantize(simulated)
     _intermediate(simulated, options, "fake_quant")
     flags = [flag for flag in METRICS if getattr(options, flag)]
-    float_run, fake_run = Interpreter(original), Interpreter(simulated)
+    float_run, fake_run = FastInterpreter(original), Interpreter(simulated)
     pairs = [
         (float_run.run(record), fake_run.run(record))
         for record in records(original.main.inputs, options.test_data, options.input_data_format)

@@ -204,9 +204,9 @@ def test_batched_calibration_gives_the_one_by_one_ranges(fixture_path, name):
     model = one_cmds.load(fixture_path(name))
     data = [random_inputs(model, seed) for seed in range(21)]  # one batch of 16 and 5 more
     notes = []
-    batched = record_minmax(model, data, note=notes.append)
-    single = record_minmax(model, data, batch=1)
-    assert notes == ["calibration: 16 records per run"]
+    batched = record_minmax(model, data, note=notes.append, engine="reference")
+    single = record_minmax(model, data, batch=1, engine="reference")
+    assert notes == ["engine: reference", "calibration: 16 records per run"]
     assert batched.records == single.records == 21
     assert batched.mins == single.mins
     assert batched.maxs == single.maxs
@@ -215,5 +215,5 @@ def test_batched_calibration_gives_the_one_by_one_ranges(fixture_path, name):
 def test_a_model_that_cannot_be_batched_runs_one_by_one(fixture_path):
     model = one_cmds.load(fixture_path("transformer_block.tflite"))  # batch baked into RESHAPE
     notes = []
-    record_minmax(model, records(model.main.inputs, None), note=notes.append)
-    assert notes == ["calibration: one by one"]
+    record_minmax(model, records(model.main.inputs, None), note=notes.append, engine="reference")
+    assert notes == ["engine: reference", "calibration: one by one"]

@@ -59,7 +59,7 @@ def test_the_scheme_of_the_converter(int8_mobilenet):
 )
 def test_litert_runs_it_like_the_interpreter(int8_mobilenet, resolver):
     _, model, records, _ = int8_mobilenet
-    interpreter = one_cmds.Interpreter(model)
+    interpreter = one_cmds.Interpreter(model, engine="reference")
     scale = float(model.main.operators[-1].inputs[0].quant.scale[0])
     for record in records[:5]:
         (want,) = interpreter.run([record])

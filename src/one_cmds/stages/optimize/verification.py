@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...engines import Interpreter
 from ...errors import StageError
-from ...interp import Interpreter, InterpreterError
+from ...interp import InterpreterError
 from ...ir import Model, Tensor, numpy_dtype
 from ...passes import PassSpec
 
