@@ -25,9 +25,11 @@ def litert_runner(
     engine: str,
     extra: Sequence[Tensor] = (),
     note: Callable[[str], None] | None = None,
+    threads: int | None = None,
 ) -> LiteRTRunner | None:
     """A LiteRT runner of ``model`` when ``engine`` selects LiteRT, else None (the reference
-    interpreter runs it). ``engine="litert"`` on a model LiteRT cannot run is an error."""
+    interpreter runs it). ``engine="litert"`` on a model LiteRT cannot run is an error.
+    ``threads``: LiteRT's thread count (default: every CPU)."""
     note = note or _ignore
     if engine not in ENGINES:
         raise StageError(f"Unknown engine: {engine} (choose from {', '.join(ENGINES)})")
@@ -38,7 +40,7 @@ def litert_runner(
     try:
         if gaps:
             raise LiteRTError(f"LiteRT cannot run the model: {gaps[0]}")
-        runner = LiteRTRunner(model, extra)
+        runner = LiteRTRunner(model, extra, threads=threads)
     except LiteRTError as e:
         if engine == "litert":
             raise

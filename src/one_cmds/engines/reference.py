@@ -29,7 +29,7 @@ class Interpreter(interp.Interpreter):
     operator, type and quantization of the model, else in the reference interpreter;
     ``"litert"`` insists on LiteRT, ``"reference"`` on the reference interpreter. ``run_all``,
     observers and ``records=True`` always use the reference interpreter. ``engine_used`` says
-    which engine ``run`` uses.
+    which engine ``run`` uses; ``threads`` is LiteRT's thread count (default: every CPU).
     """
 
     def __init__(
@@ -38,11 +38,12 @@ class Interpreter(interp.Interpreter):
         *,
         records: bool = False,
         engine: str = "auto",
+        threads: int | None = None,
     ) -> None:
         super().__init__(
             model if isinstance(model, Model) else load(os.fspath(model)), records=records
         )
-        self._litert = None if records else litert_runner(self.model, engine)
+        self._litert = None if records else litert_runner(self.model, engine, threads=threads)
 
     @property
     def engine_used(self) -> str:
