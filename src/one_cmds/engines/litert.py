@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import ExportError, StageError
+from ..interp.interpreter import arrange_inputs
 from ..ir import Model, Tensor
 from ..report.chatter import caught_output
 from ..report.console import detail
@@ -68,10 +69,8 @@ class LiteRTRunner:
     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The outputs of subgraph 0, and the values of the ``extra`` tensors; with ``views``
         read-only views of LiteRT's buffers, valid until the next run, instead of copies."""
-        from ..interp.interpreter import _arrange_inputs
-
         interpreter = self._interpreter
-        args = _arrange_inputs(self.model.main, inputs)
+        args = arrange_inputs(self.model.main, inputs)
         details = interpreter.get_input_details()
         for d, value in zip(details, args, strict=True):
             if tuple(d["shape"]) != value.shape:

@@ -84,7 +84,7 @@ class Interpreter:
         observer: Observer | None = None,
     ) -> list[np.ndarray]:
         graph = self.model.main
-        args = _arrange_inputs(graph, inputs)
+        args = arrange_inputs(graph, inputs)
         return _GraphRun(self._context, graph, 0).run(args, observer)
 
     def run_all(
@@ -92,7 +92,7 @@ class Interpreter:
     ) -> dict[str, np.ndarray]:
         """Run and return every tensor of graph 0 (inputs, intermediates, outputs) by name."""
         graph = self.model.main
-        args = _arrange_inputs(graph, inputs)
+        args = arrange_inputs(graph, inputs)
         seen: dict[str, np.ndarray] = {t.name: a for t, a in zip(graph.inputs, args, strict=True)}
 
         def keep(tensor: Tensor, value: np.ndarray) -> None:
@@ -102,7 +102,7 @@ class Interpreter:
         return seen
 
 
-def _arrange_inputs(
+def arrange_inputs(
     graph: Graph, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]
 ) -> list[np.ndarray]:
     """Order, check and convert the caller's inputs to the graph inputs' dtypes."""

@@ -95,7 +95,7 @@ def record_minmax(
     wanted = observed(model)
     result = MinMax()
     tensors = [t for t in model.main.referenced_tensors() if id(t) in wanted]
-    fixed = _of_constants(model, wanted)
+    fixed = {} if engine == "reference" else _of_constants(model, wanted)
     runner = litert_runner(model, engine, [t for t in tensors if id(t) not in fixed], note)
     if runner is not None:
         _run_on_litert(runner, iter(data), tensors, fixed, result)

@@ -35,7 +35,7 @@ def load_source(path: str) -> OnnxSource:
     if os.path.isdir(path):
         raise OnnxFileError(f"Failed to open file: {path} (is a directory)")
     try:
-        md5 = file_md5(path)
+        md5 = _file_md5(path)
     except OSError as e:
         raise OnnxFileError(f"Failed to open file: {path} ({e.strerror})") from None
     try:
@@ -59,7 +59,7 @@ def prepare_source(model: onnx.ModelProto, path: str, md5: str) -> OnnxSource:
     return OnnxSource(path, model, opset, md5, _topological(model.graph, path))
 
 
-def file_md5(path: str) -> str:
+def _file_md5(path: str) -> str:
     """The md5 of a file, read in chunks."""
     digest = hashlib.md5()
     with open(path, "rb") as f:

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 import onnx
 
 from ...errors import OneCmdsError
+from ...formats.files import open_model_bytes, source_md5
 from ...ir import Model
 from ...report.chatter import caught_output, full_text, one_line
 from ..extras import PYTORCH_EXTRA
 from ..onnx.importer import import_source
-from ..onnx.loader import file_md5, prepare_source
+from ..onnx.loader import prepare_source
 from ..onnx.options import OnnxOptions
-from .kinds import check_readable
 
 
 @dataclass
@@ -48,7 +48,7 @@ def import_pytorch(
     from .loading import PythonFile, load_model
 
     warn, note = warn or _ignore, note or _ignore
-    check_readable(path)
+    data = open_model_bytes(path)  # `Failed to open file` before torch runs
     python_file = PythonFile.read(python_path) if python_path else None
     try:
         with caught_output(note):
@@ -58,7 +58,7 @@ def import_pytorch(
         raise
     except Exception as e:
         raise _failed(e, note) from None
-    source = prepare_source(proto, path, file_md5(path))
+    source = prepare_source(proto, path, source_md5(data))
     return PytorchImport(import_source(source, onnx_options, warn=warn, note=note), proto)
 
 

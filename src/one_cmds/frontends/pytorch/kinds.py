@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from enum import Enum
 from typing import IO
 
 from ...errors import ModelFileError
+from ...formats.files import open_model_bytes
 
 MAR_MANIFEST = "MAR-INF/MANIFEST.json"
 # Legacy ``torch.save`` files start with a pickle of protocol 2.
@@ -23,17 +23,6 @@ class Kind(Enum):
     TORCHSCRIPT = "TorchScript"
     PICKLE = "torch.save"
     MAR = "TorchServe archive"
-
-
-def check_readable(path: str) -> None:
-    """``Failed to open file: <path> (<reason>)`` unless ``path`` is a readable file."""
-    if os.path.isdir(path):
-        raise ModelFileError(f"Failed to open file: {path} (is a directory)")
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as e:
-        raise ModelFileError(f"Failed to open file: {path} ({e.strerror})") from None
 
 
 def kind_of(file: str | IO[bytes], path: str) -> Kind:
@@ -102,7 +91,7 @@ def input_kind(path: str) -> Kind | None:
     serialized model); None when the file cannot be read or is not a model (the import step
     then says why)."""
     try:
-        check_readable(path)
+        open_model_bytes(path)  # readable (the import step says why not)
         kind = kind_of(path, path)
         if kind is Kind.MAR:
             kind = kind_of(MarEntries(path).serialized, path)

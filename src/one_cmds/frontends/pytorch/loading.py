@@ -15,8 +15,9 @@ from typing import IO, Any
 import torch
 
 from ...errors import StageError
+from ...formats.files import open_model_bytes
 from ...report.chatter import one_line
-from .kinds import Kind, MarEntries, check_readable, kind_of
+from .kinds import Kind, MarEntries, kind_of
 
 
 class PytorchImportError(StageError):
@@ -40,9 +41,7 @@ class PythonFile:
 
     @classmethod
     def read(cls, path: str) -> PythonFile:
-        check_readable(path)
-        with open(path, encoding="utf-8") as f:
-            return cls(path, f.read())
+        return cls(path, bytes(open_model_bytes(path)).decode("utf-8"))
 
     def run(self) -> types.ModuleType:
         """Run the file as a module named by its stem, in ``sys.modules``, its folder
