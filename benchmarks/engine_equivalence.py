@@ -16,38 +16,15 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import one_cmds  # noqa: E402
 from corpus.download import cache_dir, select  # noqa: E402
+from corpus.engines import calibration_records, engine_ranges, worst_difference  # noqa: E402
 from corpus.run import prepare  # noqa: E402
-from one_cmds.quant.calibration import record_minmax  # noqa: E402
-
-
-def _ranges(model, records, engine):
-    notes: list[str] = []
-    started = time.perf_counter()
-    minmax = record_minmax(model, records, engine=engine, note=notes.append)
-    spent = time.perf_counter() - started
-    return {t.name: (np.array(minmax.mins[k]), np.array(minmax.maxs[k])) for k, t in
-            minmax.tensors.items()}, spent, notes[0]  # fmt: skip
-
-
-def _worst(ours, reference) -> float:
-    worst = 0.0
-    for name, (lo, hi) in reference.items():
-        span = max(float(hi.max() - lo.min()), 1e-30)
-        o_lo, o_hi = ours[name]
-        worst = max(
-            worst, float(np.abs(o_lo - lo).max()) / span, float(np.abs(o_hi - hi).max()) / span
-        )
-    return worst
 
 
 def _qparams(model, npz, engine):
@@ -65,20 +42,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for entry in entries:
             prep = prepare(entry, Path(tmp))
-            data = np.load(prep.calibration)
-            records = [list(x) for x in zip(*(data[k] for k in sorted(data, key=int)), strict=True)]
-            ours, t_ours, chosen = _ranges(prep.model, records, "auto")
-            reference, t_ref, _ = _ranges(prep.model, records, "reference")
+            records = calibration_records(prep.calibration)
+            ours = engine_ranges(prep.model, records, "auto")
+            reference = engine_ranges(prep.model, records, "reference")
+            worst, where = worst_difference(ours.ranges, reference.ranges)
             a = _qparams(prep.model, prep.calibration, "auto")
             b = _qparams(prep.model, prep.calibration, "reference")
             differ = [n for n in b if a.get(n) != b[n]]
             zero = max((abs(int(a[n][1]) - int(b[n][1])) for n in differ), default=0)
             scale = max((abs(a[n][0] / b[n][0] - 1) for n in differ if b[n][0]), default=0.0)
             print(
-                f"{entry.id}: {chosen}; worst range difference {_worst(ours, reference):.2e} of "
-                f"the range; qparams differing {len(differ)}/{len(b)} (zero point by <= {zero}, "
+                f"{entry.id}: {ours.note}; worst range difference {worst:.2e} of the range "
+                f"({where}); qparams differing {len(differ)}/{len(b)} (zero point by <= {zero}, "
                 f"scale by <= {scale:.1e} relative); "
-                f"calibration {t_ours:.2f} s vs {t_ref:.2f} s",
+                f"calibration {ours.seconds:.2f} s vs {reference.seconds:.2f} s",
                 flush=True,
             )
 

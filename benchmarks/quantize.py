@@ -3,15 +3,19 @@
     python benchmarks/quantize.py [--repeat N] [--threads 1 2] [--skip-speed] [--skip-accuracy]
 
 1. Speed, on the MobileNetV2-size float model (benchmarks/mobilenet_v2.py) and 64 seeded
-   random records, for each thread count (LiteRT ``num_threads``; numpy's BLAS through
-   OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS, which must be set before numpy
-   loads, so each thread count runs in a child process):
+   random records, for each thread count, in a child process bound to that many CPUs (its
+   affinity, which our calibration reads to size its interpreters; LiteRT ``num_threads``;
+   numpy's BLAS through OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS, which must
+   be set before numpy loads):
      (L) the baseline: LiteRT (default resolver) invokes the float model on the 64 records
          one at a time;
      (c) calibration: the whole record-minmax stage, ``pipeline.calibrate`` (the interpreter
          on every record, then the ranges stored), on the weights-fake-quantized model;
      (q) the whole step: ``one_cmds.quantize(model, input_data=<npz of the 64 records>,
-         input_data_format="npz")`` (uint8 layer-wise: the three stages, reading the file).
+         input_data_format="npz")`` (uint8 layer-wise: the three stages, reading the file);
+     (a) a peer, when installed: ai-edge-quantizer's ``Quantizer.calibrate`` of the same
+         model (with a signature) and records under its static int8 recipe (LiteRT with every
+         tensor preserved).
    One warm-up run each, then interleaved repetitions, median of each. Targets:
    (c) <= 1.5 x (L), (q) <= 3 x (L).
 2. Accuracy, against the converter's int8 post-training quantization of the same float
@@ -81,6 +85,7 @@ def _litert(path: str, threads: int = 1, reference: bool = False) -> Runner:
 
 def speed(threads: int, repeat: int) -> None:
     """Part 1 for one thread count (numpy's threads are set by the parent's environment)."""
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:threads])
     from interpreter import median_seconds
     from mobilenet_v2 import build_mobilenet_v2
 
@@ -104,6 +109,7 @@ def speed(threads: int, repeat: int) -> None:
         one_cmds.save(model, path)
         np.savez(data, **{"0": records})
         run = _litert(path, threads)
+        peer = _peer_calibration(model, records, os.path.join(tmp, "signed.tflite"))
 
         def litert() -> None:
             for record in records:
@@ -115,15 +121,50 @@ def speed(threads: int, repeat: int) -> None:
         def quantize() -> None:
             one_cmds.quantize(model, input_data=data, input_data_format="npz")
 
-        t_litert, t_calibration, t_quantize = median_seconds(
-            [litert, calibration, quantize], repeat
-        )
+        timed = [litert, calibration, quantize, *([peer] if peer else [])]
+        t_litert, t_calibration, t_quantize, *t_peer = median_seconds(timed, repeat)
     print(f"MobileNetV2, {RECORDS} records, {threads} thread(s), median of {repeat}")
     print(f"  (L) LiteRT, float model, one by one : {t_litert:7.2f} s")
     print(f"  (c) calibration (record-minmax)     : {t_calibration:7.2f} s")
     print(f"  (q) one_cmds.quantize (3 stages)    : {t_quantize:7.2f} s")
+    for seconds in t_peer:
+        print(f"  (a) ai-edge-quantizer calibrate     : {seconds:7.2f} s")
     print(f"  ratio (c)/(L): {t_calibration / t_litert:5.2f}  (target <= 1.5)")
     print(f"  ratio (q)/(L): {t_quantize / t_litert:5.2f}  (target <= 3)")
+    for seconds in t_peer:
+        lead = seconds / t_calibration
+        print(f"  ratio (a)/(L): {seconds / t_litert:5.2f}  (the peer; (a)/(c) {lead:.2f})")
+
+
+def _peer_calibration(model, records: np.ndarray, path: str) -> Callable[[], None] | None:
+    """ai-edge-quantizer's calibration of ``model`` on ``records``, or None without it."""
+    try:
+        from ai_edge_quantizer import quantizer, recipe
+    except ImportError:
+        return None
+    import contextlib
+    import io
+
+    import one_cmds
+    from one_cmds.ir import SignatureDef
+
+    signed = model.copy()  # the peer feeds records through a signature
+    graph = signed.main
+    signed.signature_defs = [
+        SignatureDef(
+            "serving_default", 0, [("input", graph.inputs[0])], [("output", graph.outputs[0])]
+        )
+    ]
+    one_cmds.save(signed, path)
+    peer = quantizer.Quantizer(path)
+    peer.load_quantization_recipe(recipe.static_wi8_ai8())
+    data = {"serving_default": [{"input": record} for record in records]}
+
+    def calibrate() -> None:
+        with contextlib.redirect_stderr(io.StringIO()):  # its progress bar
+            peer.calibrate(data)
+
+    return calibrate
 
 
 def _with_threads(threads: int, repeat: int) -> None:

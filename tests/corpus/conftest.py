@@ -50,7 +50,8 @@ class Results:
         self.shared = shared
         self._prepared: tuple[str, Prepared] | None = None  # the last model only (memory)
 
-    def _prepare(self, entry: Entry) -> Prepared:
+    def prepared(self, entry: Entry) -> Prepared:
+        """``entry`` loaded, resized and optimized, with its records (the last one kept)."""
         if self._prepared is None or self._prepared[0] != entry.id:
             self._prepared = None
             self._prepared = (entry.id, prepare(entry, self.workdir))
@@ -67,7 +68,7 @@ class Results:
             if failed.exists():
                 raise CorpusUnavailable(failed.read_text())
             try:
-                result = run_mode(self._prepare(entry), mode, self.workdir)
+                result = run_mode(self.prepared(entry), mode, self.workdir)
             except CorpusUnavailable as e:
                 failed.write_text(str(e))
                 raise

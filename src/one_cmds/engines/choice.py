@@ -26,10 +26,11 @@ def litert_runner(
     extra: Sequence[Tensor] = (),
     note: Callable[[str], None] | None = None,
     threads: int | None = None,
+    slots: int = 1,
 ) -> LiteRTRunner | None:
     """A LiteRT runner of ``model`` when ``engine`` selects LiteRT, else None (the reference
     interpreter runs it). ``engine="litert"`` on a model LiteRT cannot run is an error.
-    ``threads``: LiteRT's thread count (default: every CPU)."""
+    ``threads`` and ``slots``: as :class:`LiteRTRunner`'s."""
     note = note or _ignore
     if engine not in ENGINES:
         raise StageError(f"Unknown engine: {engine} (choose from {', '.join(ENGINES)})")
@@ -40,7 +41,7 @@ def litert_runner(
     try:
         if gaps:
             raise LiteRTError(f"LiteRT cannot run the model: {gaps[0]}")
-        runner = LiteRTRunner(model, extra, threads=threads)
+        runner = LiteRTRunner(model, extra, threads=threads, slots=slots)
     except LiteRTError as e:
         if engine == "litert":
             raise

@@ -5,6 +5,9 @@ with its default delegates (XNNPACK).
 
 Tensors a caller wants besides the outputs (calibration's observed tensors) are made extra
 outputs of the written copy, so XNNPACK keeps running whole partitions and hands them over.
+
+A runner may hold several interpreters of the one written file (``slots``), which threads run
+side by side (LiteRT releases the GIL while it invokes); the weights are mapped once.
 """
 
 from __future__ import annotations
@@ -34,19 +37,36 @@ def _interpreter_class():
     return Interpreter
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, which containers and ``taskset`` set)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 class LiteRTRunner:
-    """``model`` in LiteRT; ``extra`` tensors of subgraph 0 are returned after the outputs."""
+    """``model`` in LiteRT; ``extra`` tensors of subgraph 0 are returned after the outputs.
+    ``threads``: LiteRT's threads per interpreter (default: every usable CPU); ``slots``:
+    how many interpreters, each run by one thread at a time."""
 
     def __init__(
-        self, model: Model, extra: Sequence[Tensor] = (), *, threads: int | None = None
+        self,
+        model: Model,
+        extra: Sequence[Tensor] = (),
+        *,
+        threads: int | None = None,
+        slots: int = 1,
     ) -> None:
         self.model = model
         outputs = {id(t) for t in model.main.outputs}
         self.extra = [t for t in dict.fromkeys(extra) if id(t) not in outputs]
-        self.threads = threads or os.cpu_count() or 1
-        self._interpreter = self._open(_with_outputs(model, self.extra))
+        self.threads = threads or usable_cpus()
+        self._interpreters = self._open(_with_outputs(model, self.extra), slots)
+        first = self._interpreters[0]
+        self._inputs = [d["index"] for d in first.get_input_details()]
+        self._outputs = [d["index"] for d in first.get_output_details()]
+        shapes = [tuple(d["shape"]) for d in first.get_input_details()]
+        self._shapes = [list(shapes) for _ in self._interpreters]  # per slot, as allocated
 
-    def _open(self, copy: Model):
+    def _open(self, copy: Model, slots: int) -> list:
         from ..formats.writer import save
 
         folder = _SHM if os.path.isdir(_SHM) and os.access(_SHM, os.W_OK) else None
@@ -58,29 +78,39 @@ class LiteRTRunner:
                 raise LiteRTError(f"LiteRT cannot run the model: {e.message}") from None
             try:
                 with caught_output(detail):  # LiteRT's "Created ... XNNPACK delegate" line
-                    interpreter = _interpreter_class()(model_path=path, num_threads=self.threads)
-                    interpreter.allocate_tensors()
+                    interpreters = [
+                        _interpreter_class()(model_path=path, num_threads=self.threads)
+                        for _ in range(slots)
+                    ]
+                    for interpreter in interpreters:
+                        interpreter.allocate_tensors()
             except (RuntimeError, ValueError) as e:
                 raise LiteRTError(f"LiteRT cannot run the model: {_first_line(e)}") from None
-        return interpreter
+        return interpreters
+
+    @property
+    def slots(self) -> int:
+        return len(self._interpreters)
 
     def run(
-        self, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray], *, views: bool = False
+        self,
+        inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
+        *,
+        slot: int = 0,
     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """The outputs of subgraph 0, and the values of the ``extra`` tensors; with ``views``
-        read-only views of LiteRT's buffers, valid until the next run, instead of copies."""
-        interpreter = self._interpreter
+        """The outputs of subgraph 0, and the values of the ``extra`` tensors, from
+        interpreter ``slot``."""
+        interpreter, shapes = self._interpreters[slot], self._shapes[slot]
         args = arrange_inputs(self.model.main, inputs)
-        details = interpreter.get_input_details()
-        for d, value in zip(details, args, strict=True):
-            if tuple(d["shape"]) != value.shape:
-                interpreter.resize_tensor_input(d["index"], value.shape, strict=False)
+        for k, (index, value) in enumerate(zip(self._inputs, args, strict=True)):
+            if shapes[k] != value.shape:
+                interpreter.resize_tensor_input(index, value.shape, strict=False)
                 interpreter.allocate_tensors()
-        for d, value in zip(details, args, strict=True):
-            interpreter.set_tensor(d["index"], value)
+                shapes[k] = value.shape
+        for index, value in zip(self._inputs, args, strict=True):
+            interpreter.set_tensor(index, value)
         interpreter.invoke()
-        read = (lambda i: interpreter.tensor(i)()) if views else interpreter.get_tensor
-        values = [read(d["index"]) for d in interpreter.get_output_details()]
+        values = [interpreter.get_tensor(index) for index in self._outputs]
         count = len(self.model.main.outputs)
         return values[:count], values[count:]
 
@@ -89,14 +119,7 @@ def _with_outputs(model: Model, extra: list[Tensor]) -> Model:
     """``model`` itself, or a copy whose subgraph 0 also outputs the ``extra`` tensors."""
     if not extra:
         return model
-    copy = model.copy()
-    pairs = dict(
-        zip(
-            (id(t) for t in model.main.referenced_tensors()),
-            copy.main.referenced_tensors(),
-            strict=True,
-        )
-    )
+    copy, pairs = model.copy_mapped()
     copy.main.outputs = [*copy.main.outputs, *(pairs[id(t)] for t in extra)]
     copy.signature_defs = []
     return copy

@@ -93,6 +93,10 @@ class Model:
         """A copy of the graph structure (graphs, operators, tensors, signatures) that shares
         the immutable parts: weight buffers, quantization parameters, sparsity. Operators get
         shallow copies of their options; passes replace options, never edit them."""
+        return self.copy_mapped()[0]
+
+    def copy_mapped(self) -> tuple[Model, dict[int, Tensor]]:
+        """:meth:`copy`, and the copy's tensor for the ``id`` of each of this model's."""
         tensors: dict[int, Tensor] = {}
 
         def tensor(t: Tensor | None) -> Tensor | None:
@@ -139,7 +143,7 @@ class Model:
             )
             for s in self.signature_defs
         ]
-        return clone
+        return clone, tensors
 
     def operator_count(self) -> int:
         return sum(len(g.operators) for g in self.graphs)

@@ -7,8 +7,12 @@ those of one-by-one runs while the kernels work on whole batches. A model that c
 batched (an input whose first dimension is not 1, a tensor whose first dimension does not
 follow the batch, shapes that cannot be re-inferred) runs record by record.
 
-With ``engine`` ``auto`` or ``litert`` the records run one by one in LiteRT (XNNPACK), the
-observed tensors made extra outputs of the model it runs (:mod:`one_cmds.engines.litert`).
+With ``engine`` ``auto`` or ``litert`` the records run one by one in LiteRT (XNNPACK) on a
+copy of the model that reduces every observed tensor to its minimum and maximum
+(:mod:`.range_probes`): one interpreter of one LiteRT thread per usable CPU, each thread
+taking the next record (a model whose weights pass ``SHARED_WEIGHTS`` bytes runs one
+interpreter on every CPU, as XNNPACK packs weights per interpreter). Ranges are merged in
+record order, so they do not depend on the number of threads.
 
 Observed: the graph inputs and every operator result of subgraph 0 that is float32 and not
 a constant; results of ARG_MAX and of boolean operators are not. Other non-float tensors are
@@ -19,20 +23,24 @@ in a record is an error naming it.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..engines.choice import litert_runner
-from ..engines.litert import LiteRTRunner
-from ..interp import Interpreter, InterpreterError, RunContext, evaluate, load_kernels
+from ..engines.constant_results import constant_results
+from ..engines.litert import LiteRTRunner, usable_cpus
+from ..interp import Interpreter
 from ..interp.heap import reused_heap
 from ..ir import Model, QuantParam, Tensor
 from ..shape import ShapeInferenceError, infer_shapes
 from .data import Record
 from .errors import QuantizeError
 from .options import CalibrationOptions
+from .range_probes import with_range_probes
 from .ranges import final_range
 
 UNOBSERVED_OPS = frozenset(
@@ -54,17 +62,30 @@ class MinMax:
 
     def add(self, t: Tensor, value: np.ndarray, rows: int = 0) -> None:
         """One record's value of ``t``, or ``rows`` records stacked on the first axis."""
-        per_row = value.reshape(rows or 1, -1)
-        lo, hi = per_row.min(axis=1), per_row.max(axis=1)
-        if np.isnan(lo).any() or np.isnan(hi).any():  # rare: the NaN-skipping pass
-            empty = np.all(np.isnan(per_row), axis=1)
-            if np.any(empty):
-                record = self.records + int(np.argmax(empty))
-                raise QuantizeError(f"tensor '{t.name}' holds only NaN in record {record}")
-            lo, hi = np.nanmin(per_row, axis=1), np.nanmax(per_row, axis=1)
+        lo, hi = row_ranges(t, value, rows, self.records)
+        self.extend(t, lo.tolist(), hi.tolist())
+
+    def extend(self, t: Tensor, lo: list[float], hi: list[float]) -> None:
+        """The minima and maxima of ``t`` in the next records."""
         self.tensors[id(t)] = t
-        self.mins.setdefault(id(t), []).extend(lo.tolist())
-        self.maxs.setdefault(id(t), []).extend(hi.tolist())
+        self.mins.setdefault(id(t), []).extend(lo)
+        self.maxs.setdefault(id(t), []).extend(hi)
+
+
+def row_ranges(
+    t: Tensor, value: np.ndarray, rows: int, first: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Minima and maxima of ``value`` (``t``'s value in record ``first``, or in ``rows``
+    records stacked on the first axis), NaN ignored; a record of NaN only is an error."""
+    per_row = value.reshape(rows or 1, -1)
+    lo, hi = per_row.min(axis=1), per_row.max(axis=1)
+    if np.isnan(lo).any() or np.isnan(hi).any():  # rare: the NaN-skipping pass
+        empty = np.all(np.isnan(per_row), axis=1)
+        if np.any(empty):
+            record = first + int(np.argmax(empty))
+            raise QuantizeError(f"tensor '{t.name}' holds only NaN in record {record}")
+        lo, hi = np.nanmin(per_row, axis=1), np.nanmax(per_row, axis=1)
+    return lo, hi
 
 
 def observed(model: Model) -> set[int]:
@@ -79,6 +100,7 @@ def observed(model: Model) -> set[int]:
 
 
 BATCH = 16
+SHARED_WEIGHTS = 1 << 30
 
 
 def record_minmax(
@@ -95,10 +117,20 @@ def record_minmax(
     wanted = observed(model)
     result = MinMax()
     tensors = [t for t in model.main.referenced_tensors() if id(t) in wanted]
-    fixed = {} if engine == "reference" else _of_constants(model, wanted)
-    runner = litert_runner(model, engine, [t for t in tensors if id(t) not in fixed], note)
+    fixed = {} if engine == "reference" else constant_results(model, wanted)
+    probed = [t for t in tensors if id(t) not in fixed]
+    slots = 1 if _weight_bytes(model) > SHARED_WEIGHTS else usable_cpus()
+    threads = -(-usable_cpus() // slots)
+    probing = model if engine == "reference" else with_range_probes(model, probed)
+    runner = litert_runner(probing, engine, note=note, threads=threads, slots=slots)
     if runner is not None:
-        _run_on_litert(runner, iter(data), tensors, fixed, result)
+        if note is not None:
+            note(f"calibration: {slots} LiteRT interpreter(s) side by side")
+        _run_on_litert(runner, model, iter(data), probed, result)
+        for t in tensors:
+            if id(t) in fixed:
+                lo, hi = row_ranges(t, fixed[id(t)], 0, 0)
+                result.extend(t, [float(lo[0])] * result.records, [float(hi[0])] * result.records)
         return _checked(result)
     batched = _batched(model, wanted, batch) if batch > 1 else None
     if note is not None:
@@ -114,45 +146,69 @@ def _checked(result: MinMax) -> MinMax:
     return result
 
 
-def _of_constants(model: Model, wanted: set[int]) -> dict[int, np.ndarray]:
-    """The observed results of operators on constants only (fp16 weights dequantized), by
-    the reference kernels: LiteRT's delegates read such operators' inputs directly and leave
-    the results unwritten."""
-    values: dict[int, np.ndarray] = {}
-    context = RunContext(model)
-    load_kernels()
-    for op in model.main.operators:
-        if not all(t is None or t.is_constant or id(t) in values for t in op.inputs):
-            continue
-        args = [None if t is None else values.get(id(t), t.data) for t in op.inputs]
-        try:
-            results = evaluate(op, args, context)
-        except InterpreterError:
-            continue
-        values.update((id(t), r) for t, r in zip(op.outputs, results, strict=True))
-    return {k: v for k, v in values.items() if k in wanted}
+def _weight_bytes(model: Model) -> int:
+    return sum(t.buffer.nbytes for t in model.main.referenced_tensors() if t.is_constant)
 
 
 def _run_on_litert(
     runner: LiteRTRunner,
+    model: Model,
     records: Iterator[Record],
-    tensors: list[Tensor],
-    fixed: dict[int, np.ndarray],
+    probed: list[Tensor],
     result: MinMax,
 ) -> None:
-    """Every record in LiteRT, the observed tensors read from its outputs (those of
-    operators on constants given in ``fixed``)."""
-    inputs = runner.model.main.inputs
-    for record in records:
-        outputs, extra = runner.run(record, views=True)
-        values = dict(fixed)
-        values.update((id(t), np.asarray(v)) for t, v in zip(inputs, record, strict=True))
-        values.update((id(t), v) for t, v in zip(runner.model.main.outputs, outputs, strict=True))
-        values.update((id(t), v) for t, v in zip(runner.extra, extra, strict=True))
-        for t in tensors:
-            result.add(t, values[id(t)])
-        result.records += 1
-        del outputs, extra, values  # LiteRT refuses to run while its buffers are viewed
+    """Every record in LiteRT, a thread per interpreter of ``runner`` (``model`` with range
+    probes) taking the next record. A record in which a probed tensor holds NaN is run again
+    on the reference interpreter, whose ranges skip NaN. The ranges are merged in record
+    order."""
+    skip = len(model.main.outputs)
+    numbered = enumerate(records)
+    lock = threading.Lock()
+    ranges: dict[int, np.ndarray] = {}
+
+    def work(slot: int) -> None:
+        while True:
+            with lock:
+                item = next(numbered, None)
+            if item is None:
+                return
+            number, record = item
+            outputs, _ = runner.run(record, slot=slot)
+            probes = np.array(outputs[skip:], np.float64).reshape(-1, 3)
+            if np.isnan(probes[:, 2]).any():
+                probes[:, :2] = _reference_ranges(model, record, number, probed)
+            ranges[number] = probes[:, :2]
+
+    with ThreadPoolExecutor(runner.slots) as pool:
+        for done in [pool.submit(work, slot) for slot in range(runner.slots)]:
+            done.result()
+    if not ranges:
+        return
+    table = np.stack([ranges[number] for number in range(len(ranges))])  # record, tensor, 2
+    for k, t in enumerate(probed):
+        result.extend(t, table[:, k, 0].tolist(), table[:, k, 1].tolist())
+    result.records += len(ranges)
+
+
+def _reference_ranges(
+    model: Model, record: Record, number: int, probed: list[Tensor]
+) -> np.ndarray:
+    """The minima and maxima of ``probed`` in record ``number``, from the reference
+    interpreter."""
+    position = {id(t): k for k, t in enumerate(probed)}
+    found = np.empty((len(probed), 2), np.float64)
+
+    def observe(t: Tensor, value: np.ndarray) -> None:
+        k = position.get(id(t))
+        if k is not None:
+            lo, hi = row_ranges(probed[k], value, 0, number)
+            found[k] = lo[0], hi[0]
+
+    interpreter = Interpreter(model)
+    for t, value in zip(model.main.inputs, record, strict=True):
+        observe(t, np.asarray(value))
+    interpreter.run(record, observer=observe)
+    return found
 
 
 def _run_records(

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engines.tensor_values import TensorValues
 from ..formats.files import write_atomically
 from ..interp import Interpreter, RunContext, evaluate
 from ..interp.qparams import channel_params, is_quantized
@@ -85,15 +86,26 @@ class LayerError:
         self.peirs.append(_peir(a, b) if a.size else 0.0)
 
 
-def layer_errors(original: Model, quantized: Model, data: Iterable[Record]) -> list[LayerError]:
+def layer_errors(
+    original: Model,
+    quantized: Model,
+    data: Iterable[Record],
+    engine: str = "auto",
+    note: Callable[[str], None] | None = None,
+) -> list[LayerError]:
     """Per-tensor errors of ``quantized`` against ``original`` over ``data`` (float records
-    for ``original``'s graph inputs), worst first."""
+    for ``original``'s graph inputs), worst first. The float side runs on the engine
+    ``engine`` chooses (:mod:`one_cmds.engines.choice`), the quantized side on the reference
+    interpreter, whose integer kernels run every quantized form."""
     pairs = tensor_pairs(original.main, quantized.main)
     by_tensor = {id(t): row for t, row in pairs}
-    float_run, quantized_run = Interpreter(original), Interpreter(quantized)
+    compared = {row.name for _, row in pairs}
+    float_tensors = [t for t in original.main.referenced_tensors() if t.name in compared]
+    float_run = TensorValues(original, float_tensors, engine, note)
+    quantized_run = Interpreter(quantized)
     context = RunContext(quantized)
     for record in data:
-        compare = comparison(by_tensor, float_run.run_all(record))
+        compare = comparison(by_tensor, float_run.run(record))
         inputs = quantized_inputs(quantized.main, original.main, record, context)
         for tensor, value in zip(quantized.main.inputs, inputs, strict=True):
             compare(tensor, value)

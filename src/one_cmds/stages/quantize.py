@@ -86,7 +86,8 @@ def _evaluate(original: Model, quantized: Model, options: QuantizeOptions) -> No
     fake_quantize(simulated)
     _intermediate(simulated, options, "fake_quant")
     flags = [flag for flag in METRICS if getattr(options, flag)]
-    float_run, fake_run = FastInterpreter(original), Interpreter(simulated)
+    float_run = FastInterpreter(original, engine=options.engine)
+    fake_run = Interpreter(simulated)
     pairs = [
         (float_run.run(record), fake_run.run(record))
         for record in records(original.main.inputs, options.test_data, options.input_data_format)
@@ -101,7 +102,7 @@ def _layer_error_report(original: Model, quantized: Model, options: QuantizeOpti
     every tensor in ``<output_path>.qerror.csv``."""
     data = records(original.main.inputs, options.test_data, options.input_data_format)
     try:
-        rows = layer_errors(original, quantized, data)
+        rows = layer_errors(original, quantized, data, options.engine, detail)
     except InterpreterError as e:
         warn(f"no per-layer error report: the quantized model does not run ({e.message})")
         return

@@ -177,12 +177,40 @@ def test_record_minmax_on_a_fixture(fixture_path):
     assert len(minmax.tensors) == 1 + len(model.main.operators)
 
 
-def test_all_nan_is_an_error():
+def _scaled(values: list[float]):
     net = Net()
-    x = net.input("x", [2])
-    net.outputs(net.op("MUL", [x, net.const("c", [1.0, 1.0])], new_options("MulOptions")))
-    with pytest.raises(QuantizeError, match="holds only NaN"):
-        record_minmax(net.model(), [[np.array([np.nan, np.nan], np.float32)]])
+    x = net.input("x", [len(values)])
+    c = net.const("c", [1.0] * len(values))
+    net.outputs(net.op("MUL", [x, c], new_options("MulOptions")))
+    return net.model(), [[np.array(values, np.float32)]]
+
+
+@pytest.mark.parametrize("engine", ["litert", "reference"])
+def test_all_nan_is_an_error(engine):
+    model, data = _scaled([np.nan, np.nan])
+    with pytest.raises(QuantizeError, match="'x' holds only NaN in record 0"):
+        record_minmax(model, data, engine=engine)
+
+
+@pytest.mark.parametrize("engine", ["litert", "reference"])
+@pytest.mark.parametrize("values", [[-7.0, np.nan, 2.0], [np.nan, 1.0], [3.0, np.nan]])
+def test_nan_is_skipped_wherever_it_is(engine, values):
+    model, data = _scaled(values)
+    minmax = record_minmax(model, data, engine=engine)
+    expected = float(np.nanmin(values)), float(np.nanmax(values))
+    for key in minmax.tensors:
+        assert (minmax.mins[key], minmax.maxs[key]) == ([expected[0]], [expected[1]])
+
+
+def test_litert_ranges_do_not_depend_on_the_thread_count(fixture_path, monkeypatch):
+    model = one_cmds.load(fixture_path("mobilenet_tiny.tflite"))
+    data = list(records(model.main.inputs, None)) * 3
+    found = []
+    for cpus in (1, 2, 3):
+        monkeypatch.setattr("one_cmds.quant.calibration.usable_cpus", lambda cpus=cpus: cpus)
+        minmax = record_minmax(model, data, engine="litert")
+        found.append([(t.name, minmax.mins[k], minmax.maxs[k]) for k, t in minmax.tensors.items()])
+    assert found[0] == found[1] == found[2]
 
 
 @pytest.mark.parametrize(

@@ -160,3 +160,17 @@ def test_a_quantized_model_that_does_not_run_is_a_warning(mobilenet, tmp_path, m
     shown = capsys.readouterr()
     assert "WARNING: no per-layer error report: the quantized model does not run" in shown.err
     assert "SQNR" not in shown.out and list(tmp_path.iterdir()) == []
+
+
+def test_the_float_side_on_litert_gives_the_reference_rows(mobilenet):
+    quantized = one_cmds.quantize(mobilenet)
+    data = list(records(mobilenet.main.inputs, None))
+    notes: list[str] = []
+    litert = layer_errors(mobilenet, quantized, data, "litert", notes.append)
+    reference = layer_errors(mobilenet, quantized, data, "reference")
+    assert notes == ["engine: litert"]
+    by_name = {r.name: r for r in reference}
+    assert {r.name for r in litert} == set(by_name)
+    for row in litert:
+        assert row.sqnr == pytest.approx(by_name[row.name].sqnr, rel=1e-4)
+        assert row.peir == pytest.approx(by_name[row.name].peir, rel=1e-4, abs=1e-6)
