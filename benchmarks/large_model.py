@@ -1,4 +1,5 @@
-"""LLM-size models: `onecc` import -> resize -> export against `cp`, time and peak memory.
+"""LLM-size models: `onecc` import -> resize -> export, and Q4_0 weight quantization, against
+`cp`: time and peak memory.
 
     python benchmarks/large_model.py [--folder DIR] [--repeat N] [--keep] [--cold]
 
@@ -12,14 +13,18 @@ Then, in the same run, the median of ``--repeat`` runs of:
   (p)   ``onecc -C`` with one ``[one-resize]`` step reading the ``.tflite`` (import), resizing
         to [1, 128] and writing a circle file (export) with the profiling data ([profile]
         profile_info=True: the md5 of the source is computed);
-  (n)   the same without profiling data.
+  (n)   the same without profiling data;
+  (q)   ``onecc -C`` with one ``[one-quantize]`` step, ``quantize_weights_chunk=q4_0``, reading
+        the ``.tflite`` and writing a circle file whose FULLY_CONNECTED and GATHER weights are
+        GGML_Q4_0 blocks (quantization.md §22): the weights are read once and quantized, the
+        MB/s of float32 weights and the output size ratio are reported.
 With ``--cold`` the page cache is dropped before every command (root only), so each one
 reads the model from the disk; otherwise the model is in the page cache, which makes ``cp``
 faster than md5 can hash (about 0.85 GB/s on one core). The peak RSS of each ``onecc``
 process comes from ``os.wait4`` (the model is built in a
 child process, so the measuring process stays small: Linux carries a parent's RSS into the
 peak of the children it forks). Targets: (p) <= 1.5 x (cp),
-(n) <= 1.1 x (cp), peak RSS <= 0.25 x the file size.
+(n) <= 1.1 x (cp), (q) <= 3 x (cp), peak RSS <= 0.25 x the file size.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from one_cmds.ir.schema import new_options
 
 VOCAB, HIDDEN, MLP, BLOCKS = 32000, 2048, 6144, 24
 FILE = "llm.tflite"
+Q4_OUTPUT = "q4.circle"
 
 
 class _Weights:
@@ -127,6 +133,28 @@ def _config(folder: str, source: str, profile: bool) -> str:
     return path
 
 
+def _q4_config(folder: str, source: str) -> str:
+    path = os.path.join(folder, "build-q.cfg")
+    with open(path, "w") as f:
+        f.write(
+            "[onecc]\none-quantize=True\n\n"
+            f"[one-quantize]\ninput_path={source}\n"
+            f"output_path={folder}/{Q4_OUTPUT}\nquantize_weights_chunk=q4_0\n"
+        )
+    return path
+
+
+def _weight_bytes(path: str) -> int:
+    """Float32 bytes of the FULLY_CONNECTED and GATHER weights (what Q4_0 converts)."""
+    model = one_cmds.load(path)
+    chosen = {
+        id(op.inputs[1] if op.opcode == "FULLY_CONNECTED" else op.inputs[0])
+        for op in model.main.operators
+        if op.opcode in ("FULLY_CONNECTED", "GATHER")
+    }
+    return sum(t.buffer.nbytes for t in model.main.referenced_tensors() if id(t) in chosen)
+
+
 def _drop_page_cache() -> None:
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as f:
@@ -163,17 +191,21 @@ def main() -> None:
         subprocess.run([sys.executable, __file__, "--build", source], check=True)
     size = os.path.getsize(source)
     onecc = os.path.join(os.path.dirname(sys.executable), "onecc")
-    runs: dict[str, list[tuple[float, int]]] = {"cp": [], "p": [], "n": []}
+    runs: dict[str, list[tuple[float, int]]] = {"cp": [], "p": [], "n": [], "q": []}
     commands = {
         "cp": ["cp", source, os.path.join(args.folder, "copy.tflite")],
         "p": [onecc, "-C", _config(args.folder, source, True)],
         "n": [onecc, "-C", _config(args.folder, source, False)],
+        "q": [onecc, "-C", _q4_config(args.folder, source)],
     }
+    q4_size = 0
     for _ in range(args.repeat):
         for key, command in commands.items():
             runs[key].append(_run(command, args.cold))
-            for name in ("copy.tflite", "out.circle"):
+            for name in ("copy.tflite", "out.circle", Q4_OUTPUT):
                 path = os.path.join(args.folder, name)
+                if name == Q4_OUTPUT and os.path.exists(path):
+                    q4_size = os.path.getsize(path)
                 if os.path.exists(path) and not args.keep:
                     os.remove(path)
     seconds = {k: statistics.median(t for t, _ in v) for k, v in runs.items()}
@@ -187,6 +219,14 @@ def main() -> None:
             f"= {seconds[key] / seconds['cp']:.2f} x cp  (target {1.5 if key == 'p' else 1.1}); "
             f"peak RSS {peak[key] / 1e9:.2f} GB = {peak[key] / size:.3f} x file (target 0.25)"
         )
+    weights = _weight_bytes(source)
+    print(
+        f"  (q)  onecc quantize_weights_chunk=q4_0           : {seconds['q']:6.2f} s  "
+        f"= {seconds['q'] / seconds['cp']:.2f} x cp  (target 3); "
+        f"{weights / 1e6 / seconds['q']:.0f} MB/s of float32 weights; "
+        f"peak RSS {peak['q'] / 1e9:.2f} GB = {peak['q'] / size:.3f} x file (target 0.25); "
+        f"output {q4_size / 1e9:.2f} GB = {q4_size / size:.3f} x input"
+    )
 
 
 if __name__ == "__main__":

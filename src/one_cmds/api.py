@@ -113,11 +113,15 @@ def optimize(model: Model, passes: Sequence[str] | str = (), **options: Any) -> 
 
 
 def quantize(model: Model, **options: Any) -> Model:
-    """Return a quantized copy of ``model`` (the ``one-quantize`` default pipeline).
+    """Return a quantized copy of ``model`` (``one-quantize``: the default pipeline, or the
+    mode the keys select).
 
-    ``options`` are ``[one-quantize]`` keys: ``quantized_dtype="uint8"`` (or ``"int16"``),
-    ``granularity="layer"`` (or ``"channel"``), ``input_data``/``input_data_format``
-    (random records when absent), ``mode``, ``min_percentile``, ``input_type="float32"``, ...
+    ``options`` are ``[one-quantize]`` keys: ``quantized_dtype="uint8"`` (or ``"int16"``,
+    ``"int8"``), ``granularity="layer"`` (or ``"channel"``), ``input_data``/
+    ``input_data_format`` (random records when absent), ``mode``, ``min_percentile``,
+    ``input_type="float32"``, ...; weights only: ``quantize_weights=True`` with
+    ``quantized_dtype="int8"|"int16"|"int4"`` and ``granularity="channel"|"block"``
+    (``block_size``), ``quantize_weights_chunk="q4_0"|"q8_0"`` (GGML blocks).
     """
     from .config.resolve import build_options, convert_values
     from .config.source import Source

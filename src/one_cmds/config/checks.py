@@ -33,7 +33,38 @@ DATA_FORMATS = {
     "npy": "npy",
 }
 # The mode flags in dispatch precedence (quantization.md §2); "default" when none is set.
-QUANTIZE_ACTIONS = ("ampq", "force_quantparam", "copy_quantparam", "fake_quantize", "requantize")
+# With both weights flags, GGML blocks (§22) run first, then weights-only (§21).
+WEIGHTS_ACTIONS = ("quantize_weights_chunk", "quantize_weights")
+QUANTIZE_ACTIONS = (
+    "ampq",
+    "force_quantparam",
+    "copy_quantparam",
+    "fake_quantize",
+    "requantize",
+    *WEIGHTS_ACTIONS,
+)
+# Weights-only (quantization.md §21.1): values and the defaults of the mode.
+WEIGHTS_DTYPES = ("int8", "int16", "int4")
+WEIGHTS_GRANULARITIES = ("channel", "block")
+BLOCK_SIZES = (32, 64, 128)
+WEIGHTS_KEYS = ("quantize_weights_chunk", "skip_chunkquant_size", "block_size")
+CHUNK_TYPES = ("q4_0", "q8_0")
+# Keys without effect in the weights modes (§21.1): calibration, I/O types, quant_config.
+CALIBRATION_KEYS = (
+    "input_data",
+    "mode",
+    "min_percentile",
+    "max_percentile",
+    "moving_avg_batch",
+    "moving_avg_const",
+)
+WEIGHTS_IGNORED = (
+    *CALIBRATION_KEYS,
+    "input_type",
+    "output_type",
+    "quant_config",
+    "TF-style_maxpool",
+)
 # Options that act only together with another one.
 _DEPENDENT = {
     "evaluate_result": (
@@ -47,6 +78,8 @@ _DEPENDENT = {
     ),
     "force_quantparam": ("tensor_name", "scale", "zero_point"),
     "copy_quantparam": ("src_tensor_name", "dst_tensor_name"),
+    "quantize_weights": ("block_size",),
+    "quantize_weights_chunk": ("skip_chunkquant_size",),
 }
 
 
@@ -83,7 +116,7 @@ def verify_pytorch(options: tuple[Option, ...]) -> Verify:
     required = verify_required(options)
 
     def verify(settings: Settings, main: Source) -> dict[str, object]:
-        from one_cmds.frontends.extras import PYTORCH_EXTRA
+        from one_cmds.extras import PYTORCH_EXTRA
         from one_cmds.frontends.pytorch.kinds import Kind, input_kind
 
         fields = required(settings, main)
@@ -234,6 +267,82 @@ def _check_values(fields: dict[str, object], settings: Settings, main: Source) -
         raise main.error("Layer-wise quantization only supports uint8 dtype.")
 
 
+def _ignored(fields: dict[str, object], settings: Settings, keys: tuple[str, ...]) -> None:
+    """Drop keys without effect in this mode, one warning each when given (§14.3 form)."""
+    for key in keys:
+        if fields.pop(key, None) is not None and key in settings:
+            section = settings[key].source.section or "one-quantize"
+            warn(f"'{key}' has no effect in [{section}] and is ignored")
+
+
+def _block_size(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """``block_size``: 32, 64 or 128 (quantization.md §21.1)."""
+    value = fields.get("block_size", BLOCK_SIZES[0])
+    text = value.strip() if isinstance(value, str) else value
+    if isinstance(text, bool) or str(text) not in {str(size) for size in BLOCK_SIZES}:
+        message = "block_size must be one of 32, 64, 128"
+        raise _where(settings, "block_size", main).error(message, key="block_size")
+    fields["block_size"] = int(str(text))
+
+
+def _check_weights_only(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """§21.1: dtype int8/int16/int4, granularity channel or block (int4 only), block size."""
+    dtype = _choice(
+        fields, settings, main, "quantized_dtype", WEIGHTS_DTYPES, "Unsupported output type"
+    )
+    message = "Unsupported granularity"
+    granularity = _choice(fields, settings, main, "granularity", WEIGHTS_GRANULARITIES, message)
+    if granularity != "block":
+        _ignored(fields, settings, ("block_size",))
+        return
+    if dtype != "int4":
+        message = "Unsupported granularity (block needs quantized_dtype int4)"
+        raise _where(settings, "granularity", main).error(message, key="granularity")
+    _block_size(fields, settings, main)
+
+
+def _check_chunks(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """§22.1: ``quantize_weights_chunk`` q4_0/q8_0 and ``skip_chunkquant_size`` >= 0."""
+    given = fields["quantize_weights_chunk"]
+    if str(given).lower() not in CHUNK_TYPES:
+        supported = ", ".join(CHUNK_TYPES)
+        message = f"Unsupported output type (quantize_weights_chunk: {given}; supported: "
+        message += f"{supported})"
+        where = _where(settings, "quantize_weights_chunk", main)
+        raise where.error(message, key="quantize_weights_chunk")
+    fields["quantize_weights_chunk"] = str(given).lower()
+    value = fields.get("skip_chunkquant_size", 0)
+    text = value.strip() if isinstance(value, str) else value
+    if isinstance(text, bool | float) or not str(text).isdecimal():
+        message = "skip_chunkquant_size must be a non-negative integer"
+        where = _where(settings, "skip_chunkquant_size", main)
+        raise where.error(message, key="skip_chunkquant_size")
+    fields["skip_chunkquant_size"] = int(str(text))
+
+
+def _check_weights_modes(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """§21.1, §22.1: the weights modes' keys; calibration and I/O keys have no effect."""
+    ignored = WEIGHTS_IGNORED if fields.get("evaluate_result") else (
+        *WEIGHTS_IGNORED, "input_data_format"
+    )  # fmt: skip
+    if not fields.get("quantize_weights"):
+        ignored = (*ignored, "quantized_dtype", "granularity", "block_size")
+    _ignored(fields, settings, ignored)
+    message = "Unsupported input type"
+    _choice(fields, settings, main, "input_model_dtype", ("float32",), message)
+    if fields.get("quantize_weights"):
+        fields.setdefault("quantized_dtype", "int8")
+        fields.setdefault("granularity", "channel")
+        _check_weights_only(fields, settings, main)
+    if fields.get("quantize_weights_chunk") is not None:
+        _check_chunks(fields, settings, main)
+    data_format = str(fields.get("input_data_format", "h5")).lower()
+    if data_format not in DATA_FORMATS:
+        where = _where(settings, "input_data_format", main)
+        raise where.error("Unsupported input data format", key="input_data_format")
+    fields["input_data_format"] = DATA_FORMATS[data_format]
+
+
 def _check_lists(settings: Settings, main: Source, flag: str, names: tuple[str, ...]) -> None:
     """Steps 4 and 5: the lists that go with ``force_quantparam``/``copy_quantparam``."""
     _missing_flags(settings, names, main)
@@ -253,6 +362,15 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
     def verify(settings: Settings, main: Source) -> dict[str, object]:
         fields = values(settings)
         enabled = [flag for flag in QUANTIZE_ACTIONS if fields.get(flag)]
+        if enabled and enabled[0] in WEIGHTS_ACTIONS:
+            fields["action"] = enabled[0]
+            fields.setdefault("input_model_dtype", "float32")
+            required(settings, main)
+            _check_weights_modes(fields, settings, main)
+            _dependent(fields)
+            if fields.get("quantize_weights_chunk") is None:
+                fields.pop("skip_chunkquant_size", None)
+            return fields
         if "requantize" in enabled:
             _missing_flags(settings, ("input_model_dtype", "quantized_dtype"), main)
         if "quant_config" in settings:
@@ -278,10 +396,17 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
         fields["action"] = enabled[0] if enabled else "default"
         _check_mode(fields, settings, main)
         _check_values(fields, settings, main)
-        for flag, names in _DEPENDENT.items():
-            for name in names:
-                if not fields.get(flag) and fields.get(name) not in (None, False):
-                    warn(f"'{name}' has no effect without '{flag}' and is ignored")
+        _dependent(fields)
+        for key in WEIGHTS_KEYS:  # not a weights mode: unchecked, dropped
+            fields.pop(key, None)
         return fields
 
     return verify
+
+
+def _dependent(fields: dict[str, object]) -> None:
+    """A warning for each option given without the flag it acts with."""
+    for flag, names in _DEPENDENT.items():
+        for name in names:
+            if not fields.get(flag) and fields.get(name) not in (None, False):
+                warn(f"'{name}' has no effect without '{flag}' and is ignored")

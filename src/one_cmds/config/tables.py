@@ -127,6 +127,8 @@ QUANTIZATION = "arguments for quantization"
 FORCE = "arguments for force_quantparam option"
 COPY = "arguments for copy_quantparam option"
 AMPQ = "arguments for ampq option"
+WEIGHTS = "arguments for quantize_weights option"
+CHUNK = "arguments for quantize_weights_chunk option"
 _EVAL = "Print {} of inference results between quantized model and fp32 model."
 
 
@@ -320,6 +322,35 @@ QUANTIZE_OPTIONS = (
         Kind.STR,
         "'.visq.json' file path with quantization errors",
         group=AMPQ,
+    ),
+    _q(
+        "quantize_weights",
+        Kind.BOOL,
+        "(one-cmds addition) quantize only the constant weights of CONV_2D, DEPTHWISE_CONV_2D "
+        "and FULLY_CONNECTED (symmetric, per channel, or per block for int4 FULLY_CONNECTED); "
+        "activations stay float32. quantized_dtype: int8 (default), int16 or int4; "
+        "granularity: channel (default) or block (int4 only).",
+        group=WEIGHTS,
+    ),
+    _q(
+        "block_size",
+        Kind.RAW,
+        "elements per block of granularity=block: 32 (default), 64 or 128",
+        group=WEIGHTS,
+    ),
+    _q(
+        "quantize_weights_chunk",
+        Kind.RAW,
+        "(one-cmds addition) convert the float32 constant weights of FULLY_CONNECTED and the "
+        "embeddings of GATHER to GGML blocks of 32 elements (supported: q4_0, q8_0); "
+        "activations stay float32.",
+        group=CHUNK,
+    ),
+    _q(
+        "skip_chunkquant_size",
+        Kind.RAW,
+        "keep weights with fewer elements than this float32 (a non-negative integer, default=0)",
+        group=CHUNK,
     ),
 )
 

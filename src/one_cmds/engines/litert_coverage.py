@@ -1,5 +1,6 @@
 """Which operators of a model LiteRT (``ai-edge-litert``) cannot run: quantized operators of a
-type its kernels lack, quantized weights of a form its kernels lack, and circle-only operators.
+type its kernels lack, quantized or hybrid weights of a form its kernels lack, and circle-only
+operators and tensor types (GGML blocks, ...).
 
 The tables were found by running single-operator models in LiteRT's default resolver (XNNPACK)
 and its builtin kernels: each entry is refused at ``Prepare`` with "Type UINT8 is unsupported",
@@ -12,7 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..ir import Model, Operator
+from ..ir import Model, Operator, Tensor
+from ..ir.schema import TYPE_BY_NAME
 
 _EVERY_INTEGER = frozenset({"SQUARE", "POW", "LOCAL_RESPONSE_NORMALIZATION", "FLOOR", "CEIL"})
 _EVERY_INTEGER |= frozenset({"SIN", "COS"})
@@ -34,6 +36,14 @@ CIRCLE_ONLY = frozenset({"INSTANCE_NORM", "RMS_NORM", "BCQ_FULLY_CONNECTED", "BC
 CIRCLE_ONLY |= frozenset({"ROPE", "GRU", "RUN_MODEL", "ATTENTION"})
 WEIGHTED = {"CONV_2D": 1, "DEPTHWISE_CONV_2D": 1, "FULLY_CONNECTED": 1, "TRANSPOSE_CONV": 1}
 QUANTIZED = frozenset({"UINT8", "INT8", "INT16"})
+# Weight types of hybrid operators (float32 activations, quantization.md §21.3) that LiteRT
+# refuses (FULLY_CONNECTED and DEPTHWISE_CONV_2D at Prepare) or reads as garbage (CONV_2D
+# with INT16 filters gives values of 1e37 and NaN).
+NO_HYBRID_KERNEL = {
+    "FULLY_CONNECTED": frozenset({"INT16"}),
+    "CONV_2D": frozenset({"INT16"}),
+    "DEPTHWISE_CONV_2D": frozenset({"INT16", "INT4"}),
+}
 
 
 @dataclass(frozen=True)
@@ -65,9 +75,14 @@ def litert_gaps(model: Model) -> list[Gap]:
 def _gap(op: Operator) -> str | None:
     if op.opcode in CIRCLE_ONLY:
         return f"{op.opcode} operator (circle only)"
+    for t in [*op.inputs, *op.outputs]:
+        if t is not None and TYPE_BY_NAME.get(t.dtype, 0) < 0:
+            return f"{t.dtype} tensor type (circle only)"
+    if op.opcode == "DEQUANTIZE" and _per_channel_int16(op.inputs[0]):
+        return "per-channel INT16 DEQUANTIZE kernel"
     dtype = _quantized_type(op)
     if dtype is None:
-        return None
+        return _hybrid_gap(op)
     if op.opcode in NO_KERNEL[dtype]:
         return f"{dtype} {op.opcode} kernel"
     weight_index = WEIGHTED.get(op.opcode)
@@ -75,12 +90,27 @@ def _gap(op: Operator) -> str | None:
         w = op.inputs[weight_index]
         if w is not None and w.dtype == "INT16":
             return f"{op.opcode} kernel with INT16 weights (its 16-bit kernels take INT8 weights)"
-        channels = (
-            0 if w is None or w.quant is None or w.quant.scale is None else len(w.quant.scale)
-        )
-        if w is not None and w.dtype == "UINT8" and channels > 1:
+        if w is not None and w.dtype == "UINT8" and _channels(w) > 1:
             return f"{op.opcode} kernel with per-channel UINT8 weights"
     return None
+
+
+def _hybrid_gap(op: Operator) -> str | None:
+    """The gap of an operator with float activations and integer weights, if any."""
+    types = NO_HYBRID_KERNEL.get(op.opcode, frozenset())
+    w = op.inputs[1] if len(op.inputs) > 1 else None
+    if w is not None and w.dtype in types:
+        return f"{op.opcode} kernel with float32 input and {w.dtype} weights"
+    return None
+
+
+def _per_channel_int16(t: Tensor | None) -> bool:
+    return t is not None and t.dtype == "INT16" and _channels(t) > 1
+
+
+def _channels(t: Tensor) -> int:
+    """How many scales the quantization parameters of ``t`` have."""
+    return 0 if t.quant is None or t.quant.scale is None else len(t.quant.scale)
 
 
 def _quantized_type(op: Operator) -> str | None:

@@ -59,14 +59,35 @@ def open_model_bytes(path: str) -> memoryview | bytes:
     return memoryview(mapped)
 
 
-def source_of(data: object) -> SourceFile | None:
-    """The mapped file ``data`` (a memoryview of a mapping, or an array viewing one) lies in."""
+def _mapping_of(data: object) -> mmap.mmap | None:
     base = data
     while isinstance(base, np.ndarray):
         base = base.base
     if isinstance(base, memoryview):
         base = base.obj
-    return _SOURCES.get(base) if isinstance(base, mmap.mmap) else None
+    return base if isinstance(base, mmap.mmap) and base in _SOURCES else None
+
+
+def source_of(data: object) -> SourceFile | None:
+    """The mapped file ``data`` (a memoryview of a mapping, or an array viewing one) lies in."""
+    mapping = _mapping_of(data)
+    return None if mapping is None else _SOURCES[mapping]
+
+
+def release_pages(array: np.ndarray) -> None:
+    """Let the pages of a mapped file that ``array`` views leave the process's resident set
+    (they are read again from the file if touched later): a step that reads every weight of
+    a multi-GB model once, such as weight quantization, calls it after each part it has
+    read. Nothing happens for an array that is not a view of a mapped model file."""
+    mapping = _mapping_of(array)
+    if mapping is None or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    source = _SOURCES[mapping]
+    start = array.ctypes.data - source.address
+    end = start + array.nbytes
+    first = start - start % mmap.PAGESIZE
+    if 0 <= first < end <= source.size:
+        mapping.madvise(mmap.MADV_DONTNEED, first, end - first)
 
 
 def file_span(raw: np.ndarray) -> tuple[SourceFile, int] | None:

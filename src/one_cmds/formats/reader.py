@@ -14,6 +14,7 @@ import numpy as np
 from circle_schema.v0_10.circle.Model import ModelT
 
 from ..errors import ModelFileError
+from ..interp.ggml_blocks import BLOCK, BLOCK_BYTES, ggml_size
 from ..ir import Buffer, Graph, MetadataEntry, Model, Operator, QuantParam, SignatureDef, Tensor
 from ..ir.schema import OPCODE_NAME, TYPE_NAME
 from . import metadata as md
@@ -98,6 +99,7 @@ class _Converter:
         codes = [_opcode(c) for c in tree.operatorCodes or []]
         graphs = [self._graph(g, codes) for g in tree.subgraphs]
         self._check_subgraph_references(graphs)
+        self._check_blocks(graphs)
         model = Model(
             graphs=graphs,
             description=_text(tree.description),
@@ -194,6 +196,29 @@ class _Converter:
                         raise InvalidModel(
                             f"operator {i} of graph {g}: subgraph index {index} out of range"
                         )
+
+    @staticmethod
+    def _check_blocks(graphs: list[Graph]) -> None:
+        """GGML_Q4_0 / GGML_Q8_0 tensors: rows of whole blocks and the buffer their logical
+        shape needs (quantization.md §22.3)."""
+        for g, graph in enumerate(graphs):
+            for t in graph.tensors:
+                if t.dtype not in BLOCK_BYTES:
+                    continue
+                where = f"tensor {t.name} of graph {g}"
+                last = t.shape[-1] if t.shape else 1
+                if last is None or last % BLOCK:
+                    dim = -1 if last is None else last
+                    reason = f"last dimension {dim} is not a multiple of {BLOCK}"
+                    raise InvalidModel(f"{where}: {reason}")
+                if not t.is_static:
+                    raise InvalidModel(f"{where}: a {t.dtype} tensor needs a static shape")
+                expected = ggml_size(t.dtype, t.shape)  # type: ignore[arg-type]
+                size = 0 if t.buffer is None else t.buffer.nbytes
+                if size != expected:
+                    raise InvalidModel(
+                        f"{where}: {t.dtype} buffer has {size} bytes, expected {expected}"
+                    )
 
 
 SUBGRAPH_FIELDS = (

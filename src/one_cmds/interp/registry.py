@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..ir import Operator
-from .context import KernelContext
+from .context import InterpreterError, KernelContext
 from .qparams import is_quantized
+from .real_weights import hybrid_index, unsupported_operand
 
 Args = list[Any]
 KernelResult = np.ndarray | Sequence[np.ndarray]
@@ -69,9 +70,18 @@ def quantized_kernel(*opcodes: str) -> Callable[[Kernel], Kernel]:
 def kernel_for(op: Operator) -> Kernel | None:
     """The kernel that runs ``op``: its quantized kernel when a tensor of it is quantized,
     else the registered one (None when there is none). A real-valued kernel without a
-    quantized version refuses quantized tensors."""
+    quantized version refuses quantized tensors. The weights of a hybrid operator do not
+    count (the float kernel reads them as real values), and an operand of a block type that
+    the operator cannot read is refused (:mod:`.real_weights`)."""
     kind = op.kind
-    quantized = next((t for t in (*op.inputs, *op.outputs) if is_quantized(t)), None)
+    refusal = unsupported_operand(op)
+    if refusal is not None:
+        return functools.partial(_refuse_operand, refusal)
+    index = hybrid_index(op)
+    weight = None if index is None else op.inputs[index]
+    quantized = next(
+        (t for t in (*op.inputs, *op.outputs) if t is not weight and is_quantized(t)), None
+    )
     if quantized is None:
         return KERNELS.get(kind)
     if kind in QUANTIZED_KERNELS:
@@ -86,3 +96,7 @@ def _refuse(tensor: Any, op: Operator, args: Args, ctx: KernelContext) -> Kernel
         f"quantized {tensor.dtype} tensor {tensor.name!r} is not supported "
         "(this kernel computes on real values)"
     )
+
+
+def _refuse_operand(message: str, op: Operator, args: Args, ctx: KernelContext) -> KernelResult:
+    raise InterpreterError(message)

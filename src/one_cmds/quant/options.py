@@ -28,6 +28,7 @@ class QuantDtype(Choice):
     uint8 = "uint8"
     int16 = "int16"
     int8 = "int8"  # project addition for LiteRT (§24)
+    int4 = "int4"  # project addition, weights-only (§21) only
 
 
 class Granularity(Choice):
@@ -35,6 +36,19 @@ class Granularity(Choice):
 
     layer = "layer"
     channel = "channel"
+    block = "block"  # project addition: int4 weights-only FULLY_CONNECTED (§21.2)
+
+
+class ChunkType(Choice):
+    """``quantize_weights_chunk``: the GGML block type of LLM weights (§22)."""
+
+    q4_0 = "q4_0"
+    q8_0 = "q8_0"
+
+    @property
+    def ggml_dtype(self) -> str:
+        """The tensor type of the converted weights (``GGML_Q4_0``, ``GGML_Q8_0``)."""
+        return f"GGML_{self.value.upper()}"
 
 
 class CalibrationMode(Choice):
@@ -62,6 +76,9 @@ class Action(Choice):
     copy_quantparam = "copy_quantparam"
     fake_quantize = "fake_quantize"
     requantize = "requantize"
+    # §21-§22: GGML blocks first when both are set, then weights-only int8/int16/int4
+    quantize_weights_chunk = "quantize_weights_chunk"
+    quantize_weights = "quantize_weights"
     default = "default"
 
 

@@ -51,4 +51,3 @@ def with_range_probes(model: Model, tensors: list[Tensor]) -> Model:
     graph.outputs = [*graph.outputs, *(probes[i] for i in range(3 * len(tensors)))]
     copy.signature_defs = []
     return copy
-

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
 from ..frontends.onnx.options import OnnxOptions
 from ..ir.shape_list import ShapeList, TorchShapeList, TorchTypeList
-from ..quant.options import Action, DataFormat, QuantizationOptions
+from ..quant.options import Action, ChunkType, DataFormat, QuantizationOptions
 
 
 class DriverOptions(BaseModel):
@@ -131,6 +131,10 @@ class QuantizeOptions(StepOptions, QuantizationOptions):
     u8_layernorm_with_s16_variance: bool = False
     u8_softmax_with_s16_sub_exp: bool = False
     ampq_bisection_visq: str | None = None
+    quantize_weights: bool = False
+    block_size: int = 32
+    quantize_weights_chunk: ChunkType | None = None
+    skip_chunkquant_size: int = 0
     action: Action = Action.default
 
 

@@ -1,11 +1,12 @@
-"""The ``one-quantize`` step (quantization.md §1): weights fake-quantization, calibration on
-the interpreter, quantize-with-minmax, on the in-memory model.
+"""The ``one-quantize`` step (quantization.md §1): weights fake-quantization, calibration (in
+LiteRT, or the reference interpreter), quantize-with-minmax, on the in-memory model.
 
 Implemented: the default pipeline with uint8 (layer or channel) and int16 (channel),
 ``quant_config`` mixed precision, calibration data in every format, ``input_type``/
-``output_type``, ``evaluate_result`` (with a per-layer error report) and the modes
-force_quantparam, copy_quantparam, fake_quantize and requantize. Not yet: ampq, which is an
-error naming it.
+``output_type``, ``evaluate_result`` (with a per-layer error report), the modes
+force_quantparam, copy_quantparam, fake_quantize and requantize, and the weights modes
+(§21-§22): GGML blocks (``quantize_weights_chunk``), then weights-only int8/int16/int4
+(``quantize_weights``). Not yet: ampq, which is an error naming it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..quant.computed_constants import fold_computed_constants
 from ..quant.data import count, records
 from ..quant.default_pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
 from ..quant.fake_quantize import fake_quantize
+from ..quant.ggml_weights import quantize_weights_chunk
 from ..quant.layer_errors import (
     CSV_SUFFIX,
     TABLE_HEADER,
@@ -35,6 +37,7 @@ from ..quant.layer_errors import (
 )
 from ..quant.metrics import METRICS, report
 from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
+from ..quant.weights_only import check_weights_only, quantize_weights_only
 from ..report.console import detail, out, progress, table, warn
 from .options import QuantizeOptions
 from .stage import Stage
@@ -57,6 +60,8 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     if action == "fake_quantize":
         fake_quantize(model)
         return model
+    if action in ("quantize_weights_chunk", "quantize_weights"):
+        return _quantize_weights(model, options)
     if action != "default":
         raise UnsupportedError(f"one-quantize: {action} is not implemented yet")
     original = model.copy() if options.evaluate_result else None
@@ -80,21 +85,46 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     return model
 
 
+def _quantize_weights(model: Model, options: QuantizeOptions) -> Model:
+    """§21-§22: GGML blocks first, then weights-only; activations stay float32. With
+    ``evaluate_result`` the output model itself is compared with the float model."""
+    original = model.copy() if options.evaluate_result else None
+    if options.quantize_weights_chunk is not None:
+        quantize_weights_chunk(
+            model, options.quantize_weights_chunk, options.skip_chunkquant_size, warn
+        )
+    if options.quantize_weights:
+        quantize_weights_only(
+            model, options.quantized_dtype, options.granularity, options.block_size, warn
+        )
+    check_weights_only(model)
+    if original is not None:
+        _compare(original, model, options)
+        _layer_error_report(original, model, options)
+    return model
+
+
 def _evaluate(original: Model, quantized: Model, options: QuantizeOptions) -> None:
     """§16: the fake-quantized output against the float input model on ``test_data``."""
     simulated = quantized.copy()
     fake_quantize(simulated)
     _intermediate(simulated, options, "fake_quant")
+    _compare(original, simulated, options)
+    _layer_error_report(original, quantized, options)
+
+
+def _compare(original: Model, candidate: Model, options: QuantizeOptions) -> None:
+    """§17: the selected metrics of ``candidate`` (run by the reference interpreter) against
+    the float input model on ``test_data``."""
     flags = [flag for flag in METRICS if getattr(options, flag)]
     float_run = FastInterpreter(original, engine=options.engine)
-    fake_run = Interpreter(simulated)
+    candidate_run = Interpreter(candidate)
     pairs = [
-        (float_run.run(record), fake_run.run(record))
+        (float_run.run(record), candidate_run.run(record))
         for record in records(original.main.inputs, options.test_data, options.input_data_format)
     ]
     for line in report(flags, [t.name for t in original.main.outputs], pairs):
         out(line)
-    _layer_error_report(original, quantized, options)
 
 
 def _layer_error_report(original: Model, quantized: Model, options: QuantizeOptions) -> None:

@@ -320,21 +320,6 @@ def test_unsupported_fused_activation_is_refused():
         Interpreter(model).run([x])
 
 
-def test_hybrid_operands_are_refused():
-    x = RNG.standard_normal((2, 8)).astype(np.float32)
-    w, wq = weights("int8", (3, 8), 0, False)
-    model = conv_model(
-        "FULLY_CONNECTED",
-        [x, const(w), None],
-        [None, wq, None],
-        new_options("FullyConnectedOptions"),
-        "float32",
-        None,
-    )
-    with pytest.raises(InterpreterError, match="hybrid"):
-        Interpreter(model).run([x])
-
-
 def test_int8_fixture_model(fixture_path):
     """The converter's int8 model (CONV_2D, RESHAPE, FULLY_CONNECTED) within 1 LSB."""
     path = fixture_path("int8_quant.tflite")

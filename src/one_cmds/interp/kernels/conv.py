@@ -14,6 +14,7 @@ import numpy as np
 
 from ..activation import RELU, RELU6, RELU_N1_TO_1, activation_of, fused
 from ..context import InterpreterError
+from ..real_weights import real_operands
 from ..registry import kernel
 
 SAME, VALID = 0, 1  # the schema's Padding enum
@@ -36,10 +37,7 @@ def float_args(op, args, count):
     arrays = [*args[:count], *[None] * (count - len(args))]
     for a in arrays:
         if a is not None and not np.issubdtype(a.dtype, np.floating):
-            raise InterpreterError(
-                f"{op.kind}: only float operands are supported, got {a.dtype} "
-                "(quantized and hybrid kernels are not implemented)"
-            )
+            raise InterpreterError(f"{op.kind}: only float operands are supported, got {a.dtype}")
     return arrays
 
 
@@ -188,8 +186,9 @@ def finish(out: np.ndarray, bias, op) -> np.ndarray:
 
 @kernel("CONV_2D")
 def conv_2d(op, args, ctx):
-    """Convolution with filter [O, kh, kw, I]; grouped when the input has ``g * I`` channels."""
-    x, w, b = float_args(op, args, 3)
+    """Convolution with filter [O, kh, kw, I]; grouped when the input has ``g * I`` channels.
+    A hybrid INT8/INT16/INT4 filter is read as its float32 values."""
+    x, w, b = float_args(op, real_operands(op, args, ctx), 3)
     c = x.shape[3]
     out_c, kh, kw, in_c = w.shape
     if c % in_c or out_c % (c // in_c):
@@ -216,8 +215,9 @@ def conv_2d(op, args, ctx):
 
 @kernel("DEPTHWISE_CONV_2D")
 def depthwise_conv_2d(op, args, ctx):
-    """Depthwise convolution with filter [1, kh, kw, C * multiplier]."""
-    x, w, b = float_args(op, args, 3)
+    """Depthwise convolution with filter [1, kh, kw, C * multiplier]. A hybrid
+    INT8/INT16/INT4 filter is read as its float32 values."""
+    x, w, b = float_args(op, real_operands(op, args, ctx), 3)
     n, _, _, c = x.shape
     _, kh, kw, out_c = w.shape
     if w.shape[0] != 1 or out_c % c:

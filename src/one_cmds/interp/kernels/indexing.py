@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ..ggml_blocks import dequantize_rows
+from ..real_weights import is_block
 from ..registry import kernel
 from .layout import axis_index, int_list, scalar_int
 
@@ -18,8 +22,11 @@ def _check_indices(indices: np.ndarray, limit: int | np.ndarray, what: str) -> N
 
 @kernel("GATHER")
 def gather(op, args, ctx):
-    """``params[..., indices, ...]`` along ``axis``; the first ``batchDims`` axes are shared."""
+    """``params[..., indices, ...]`` along ``axis``; the first ``batchDims`` axes are shared.
+    GGML params: the selected rows, dequantized (FLOAT32)."""
     params, indices = args[0], np.asarray(args[1])
+    if is_block(op.inputs[0]):
+        return _gather_blocks(op, op.inputs[0], params, indices)
     options = op.options
     axis = axis_index(getattr(options, "axis", 0), params.ndim)
     batch_dims = getattr(options, "batchDims", 0)
@@ -41,6 +48,23 @@ def gather(op, args, ctx):
     cols = np.arange(p.shape[1])[None, :, None]
     out = p[rows, cols, idx[:, None, :]]
     return out.reshape(*batch, *outer, *indices.shape[batch_dims:], *params.shape[axis + 1 :])
+
+
+def _gather_blocks(op, tensor, raw, indices):
+    """GATHER along axis 0 of GGML params [n, ..., C]: only the selected rows are decoded."""
+    axis = getattr(op.options, "axis", 0)
+    batch_dims = getattr(op.options, "batchDims", 0)
+    shape = tensor.shape
+    if len(shape) < 2 or None in shape or axis not in (0, -len(shape)) or batch_dims:
+        raise ValueError(
+            f"{tensor.dtype} params {list(shape)} are gathered along axis 0 of a static shape "
+            f"of rank 2 or more, without batch dims (axis {axis}, batch_dims {batch_dims})"
+        )
+    _check_indices(indices, shape[0], "gather index")
+    per_index = math.prod(shape[1:-1])  # rows of the [rows, C] view under one index
+    rows = indices[..., None].astype(np.int64) * per_index + np.arange(per_index)
+    values = dequantize_rows(tensor.dtype, raw, shape, rows)
+    return values.reshape(*indices.shape, *shape[1:])
 
 
 @kernel("GATHER_ND")

@@ -8,7 +8,8 @@ from ..registry import ShapeError, rule
 
 @rule("GATHER")
 def gather(op, ctx):
-    """params[:axis] + indices[batch_dims:] + params[axis + 1:]."""
+    """params[:axis] + indices[batch_dims:] + params[axis + 1:]; FLOAT32 from GGML params
+    (the interpreter dequantizes the gathered rows)."""
     params, indices = ctx.shape(0), ctx.shape(1)
     axis = normalize_axis(option(op, "axis", 0), len(params))
     batch_dims = option(op, "batchDims", 0)
@@ -16,7 +17,10 @@ def gather(op, ctx):
         batch_dims += len(indices)
     if not 0 <= batch_dims <= min(axis, len(indices)):
         raise ShapeError(f"batch_dims {option(op, 'batchDims', 0)} is out of range")
-    return [((*params[:axis], *indices[batch_dims:], *params[axis + 1 :]), ctx.dtype(0))]
+    dtype = ctx.dtype(0)
+    if dtype is not None and dtype.startswith("GGML_"):
+        dtype = "FLOAT32"
+    return [((*params[:axis], *indices[batch_dims:], *params[axis + 1 :]), dtype)]
 
 
 @rule("GATHER_ND")
