@@ -1,6 +1,6 @@
-"""The optional extras the TensorFlow and PyTorch front ends need (tf-and-pytorch-import.md
-§2.2): found without importing them when a configuration is checked, their version checked
-when a step imports them."""
+"""The optional extras (tf-and-pytorch-import.md §2.2): TensorFlow and PyTorch for their front
+ends, Ray for ``onecc --ray``; found without importing them when a configuration is checked,
+their version checked when they are imported. Usable from every layer, as ``errors`` is."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import importlib.util
 from dataclasses import dataclass
 from types import ModuleType
 
-from ..errors import MissingExtraError
+from .errors import MissingExtraError
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,4 @@ TORCH = Requirement("torch", "PyTorch", "pytorch", (2, 6))
 ONNXSCRIPT = Requirement("onnxscript", "onnxscript", "pytorch")
 PYTORCH_EXTRA = (TORCH, ONNXSCRIPT)
 TENSORFLOW = Requirement("tensorflow", "TensorFlow", "tf", (2, 16))
+RAY = Requirement("ray", "Ray", "ray", (2, 9))

@@ -38,7 +38,7 @@ def verify_tf(options: tuple[Option, ...], formats: Sequence[str] = FORMATS) -> 
     format_flags = tuple(name for name in FORMATS if any(o.name == name for o in options))
 
     def verify(settings: Settings, main: Source) -> dict[str, object]:
-        from one_cmds.frontends.extras import TENSORFLOW
+        from one_cmds.extras import TENSORFLOW
 
         fields = required(settings, main)
         version = _selected(settings, "converter_version", VERSIONS, VERSIONS)

@@ -30,7 +30,7 @@ ORDER = (
     ("interp",),
     ("ir",),
 )
-ANYWHERE = ("report", "errors")
+ANYWHERE = ("report", "errors", "extras")
 RANK = {room: level for level, rooms in enumerate(ORDER) for room in rooms}
 MAX_LINES = 500
 
