@@ -22,6 +22,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from model_files import save_mobilenet_v2  # noqa: E402
+
 BARE = """
 import sys
 import flatbuffers
@@ -41,15 +45,6 @@ def _tool(name: str) -> str:
     return os.path.join(os.path.dirname(sys.executable), name)
 
 
-def _build_model(path: str) -> None:
-    code = (
-        f"import sys; sys.path.insert(0, {HERE!r}); import one_cmds; "
-        "from mobilenet_v2 import build_mobilenet_v2; "
-        f"one_cmds.save(build_mobilenet_v2(), {path!r})"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 def _seconds(command: list[str], expect_ok: bool) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -66,7 +61,7 @@ def main() -> None:
     repeat = max(7, args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "mobilenet_v2.tflite")
-        _build_model(model)
+        save_mobilenet_v2(model)
         config = os.path.join(tmp, "typo.cfg")
         with open(config, "w") as f:
             f.write(TYPO_CONFIG)

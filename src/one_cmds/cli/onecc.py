@@ -43,7 +43,7 @@ SUBCOMMANDS = {
 IMPORT_DRIVERS = ("tflite", "circle", "tf", "onnx", "bcq", "pytorch")
 USAGE = (
     "%(prog)s [-h] [-v] [-V] [-C CONFIG] [-W WORKFLOW] [-O OPTIMIZATION] "
-    "[-b BACKEND | -T TARGET] [--dry-run] [COMMAND <args>]"
+    "[-b BACKEND | -T TARGET] [--dry-run] [--ray [ADDRESS]] [COMMAND <args>]"
 )
 
 
@@ -71,6 +71,16 @@ def onecc_parser() -> ArgumentParser:
         "-T", "--target", default=None, help="run with specific target of the backend"
     )
     parser.add_argument("-S", "--section", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",  # engines.ray_cluster.LOCAL (not imported for --help: engines is heavy)
+        default=None,
+        metavar="ADDRESS",
+        help="use a Ray cluster (one-cmds[ray]): with -W each workflow is a Ray task, with -C "
+        "the cluster is there for the build; ADDRESS 'auto' joins the running cluster, "
+        "host:port a given one, none starts a local cluster (default: $ONECC_RAY_ADDRESS)",
+    )
     groups: dict[str, argparse._ArgumentGroup] = {}
     for name, command in SUBCOMMANDS.items():
         if command.group not in groups:
@@ -134,6 +144,15 @@ def _onecc(invocation: Invocation, argv: list[str]) -> int:
         if group is not None:
             warn("-O has no effect with -W/--workflow and is ignored")
         plans = plans_from_workflow(args.workflow)
+    from one_cmds.engines.ray_cluster import requested_address
+
+    address = None if args.dry_run else requested_address(args.ray)
+    if address is not None:
+        from one_cmds.cli.plans import connect_ray, run_on_ray
+
+        if args.config is None:
+            return run_on_ray(args.workflow, plans, address)
+        connect_ray(address)
     return run_plans(plans, dry_run=args.dry_run, verbose=args.verbose)
 
 

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
+import time
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from one_cmds.backends.calls import ToolOptions
 from one_cmds.config.drivers import stored_values
+from one_cmds.config.reader import read_text
+from one_cmds.config.source import Source
+from one_cmds.config.workflow import NOT_FOUND, run_order
 from one_cmds.pipeline import Plan, Step, environment, receives
 from one_cmds.report.console import out
 
 if TYPE_CHECKING:
+    from one_cmds.pipeline.ray_workflows import Workflow
     from one_cmds.stages.options import DriverOptions
 
 
@@ -72,4 +80,37 @@ def run_plans(plans: list[Plan], *, dry_run: bool, verbose: bool) -> int:
             from one_cmds.pipeline.run import run_plan
 
             run_plan(plan, verbose=verbose)
+    return 0
+
+
+def workflows_of(path: str, plans: list[Plan]) -> list[Workflow]:
+    """The workflows of a file that ``plans_from_workflow`` validated, with their plans (in
+    run order) and their ``run-after`` names."""
+    from one_cmds.pipeline.ray_workflows import Workflow
+
+    path = os.path.expanduser(path)
+    data = json.loads(read_text(path, NOT_FOUND))
+    after = {name: tuple(data[name].get("run-after", [])) for name in data["workflows"]}
+    order = run_order(data["workflows"], after, Source(file=path))
+    return [Workflow(name, plan, after[name]) for name, plan in zip(order, plans, strict=True)]
+
+
+def connect_ray(address: str) -> ModuleType:
+    """Join or start the Ray cluster of ``--ray``; says where and how long it took."""
+    from one_cmds.engines.ray_cluster import connect
+
+    start = time.perf_counter()
+    ray = connect(address)
+    out(f"ray: {address or 'local cluster'} ready in {time.perf_counter() - start:.1f} s")
+    return ray
+
+
+def run_on_ray(path: str, plans: list[Plan], address: str) -> int:
+    """Run the workflows of ``path`` as Ray tasks (``onecc -W --ray``); exit code 0, or the
+    first failure in run order is raised as a local run raises it."""
+    from one_cmds.pipeline.ray_workflows import run_workflows
+
+    workflows = workflows_of(path, plans)
+    ray = connect_ray(address)
+    run_workflows(ray, workflows, where=address or "local cluster")
     return 0

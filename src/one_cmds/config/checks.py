@@ -57,6 +57,7 @@ CALIBRATION_KEYS = (
     "max_percentile",
     "moving_avg_batch",
     "moving_avg_const",
+    "calibration_workers",
 )
 WEIGHTS_IGNORED = (
     *CALIBRATION_KEYS,
@@ -221,6 +222,17 @@ def _check_mode(fields: dict[str, object], settings: Settings, main: Source) -> 
         _ignore(fields, settings, ("min_percentile", "max_percentile"), mode)
     else:
         raise _where(settings, "mode", main).error("Unsupported mode", key="mode")
+
+
+def _check_workers(fields: dict[str, object], settings: Settings, main: Source) -> None:
+    """``calibration_workers``: a positive integer (a project addition)."""
+    value = fields.get("calibration_workers", 1)
+    text = value.strip() if isinstance(value, str) else value
+    if isinstance(text, bool | float) or not str(text).isdecimal() or int(str(text)) < 1:
+        where = _where(settings, "calibration_workers", main)
+        message = "calibration_workers must be a positive integer"
+        raise where.error(message, key="calibration_workers")
+    fields["calibration_workers"] = int(str(text))
 
 
 def _choice(
@@ -395,6 +407,7 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
                 _check_lists(settings, main, flag, _DEPENDENT[flag])
         fields["action"] = enabled[0] if enabled else "default"
         _check_mode(fields, settings, main)
+        _check_workers(fields, settings, main)
         _check_values(fields, settings, main)
         _dependent(fields)
         for key in WEIGHTS_KEYS:  # not a weights mode: unchecked, dropped

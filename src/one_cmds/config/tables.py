@@ -241,6 +241,13 @@ QUANTIZE_OPTIONS = (
         choices=("auto", "litert", "reference"),
     ),
     _q(
+        "calibration_workers",
+        Kind.RAW,
+        "(one-cmds addition) with onecc --ray, calibrate the records on this many Ray actors "
+        "of one CPU each; the ranges are those of a run in one process (a positive integer, "
+        "default=1)",
+    ),
+    _q(
         "TF-style_maxpool",
         Kind.BOOL,
         "Force MaxPool Op to have the same input/output quantparams. NOTE: This option can "

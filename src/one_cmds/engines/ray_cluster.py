@@ -5,6 +5,7 @@ actors). Without ``--ray`` nothing here runs and Ray is never imported."""
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from types import ModuleType
 
@@ -13,6 +14,7 @@ from ..extras import RAY
 
 ADDRESS_VARIABLE = "ONECC_RAY_ADDRESS"
 LOCAL = ""  # no address: start a local cluster
+REACH_SECONDS = 3.0  # ray.init waits minutes for an address where nothing listens
 
 
 class ClusterError(StageError):
@@ -33,6 +35,7 @@ def connect(address: str) -> ModuleType:
     ray = RAY.load()
     if ray.is_initialized():
         return ray
+    _check_reachable(address)
     try:
         ray.init(address=address or None, logging_level="ERROR", log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as e:
@@ -42,8 +45,27 @@ def connect(address: str) -> ModuleType:
     return ray
 
 
+def _check_reachable(address: str) -> None:
+    """A ``host:port`` address (``ray://`` too) must accept a connection within
+    ``REACH_SECONDS``."""
+    host, _, port = address.rpartition("://")[2].rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto", "local" or no address: ray.init answers at once
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), REACH_SECONDS).close()
+    except OSError as e:
+        reason = e.strerror or str(e) or type(e).__name__
+        raise ClusterError(f"Ray cluster {address} cannot be reached: {reason}") from None
+
+
 def active() -> ModuleType | None:
     """The ``ray`` module when this process is part of a cluster (``connect`` ran, or it is a
     Ray worker), else None; never imports Ray."""
     ray = sys.modules.get("ray")
     return ray if ray is not None and ray.is_initialized() else None
+
+
+def free_cpus(ray: ModuleType) -> int:
+    """CPUs of the cluster no task or actor holds now (inside a Ray task its own CPU is
+    held: actors asked for beyond this would wait for ever)."""
+    return int(ray.available_resources().get("CPU", 0))

@@ -182,14 +182,20 @@ def check_output_path(path: str) -> str:
     return folder
 
 
+def temporary_path(path: str, pid: int | None = None) -> str:
+    """The temporary file process ``pid`` (default: this one) writes ``path`` through."""
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, f".{name}.{os.getpid() if pid is None else pid}.tmp")
+
+
 def write_atomically(path: str, write: Callable[[Output], None]) -> int:
     """Write a file through ``write`` into a temporary file next to ``path``, then rename it.
 
     Nothing is left behind on failure. Returns the size of the written file. Errors become
     ``Failed to export: <path> (<reason>)``.
     """
-    folder = check_output_path(path)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    check_output_path(path)
+    tmp = temporary_path(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     except OSError as e:

@@ -14,6 +14,12 @@ taking the next record (a model whose weights pass ``SHARED_WEIGHTS`` bytes runs
 interpreter on every CPU, as XNNPACK packs weights per interpreter). Ranges are merged in
 record order, so they do not depend on the number of threads.
 
+With ``workers`` > 1 in a process connected to a Ray cluster (``onecc --ray``), the driver
+reads the records once and deals them in chunks to that many actors
+(:mod:`one_cmds.engines.ray_calibration`), each running them as this process would with one
+interpreter of one LiteRT thread (or the reference interpreter); the per-record ranges come
+back in record order, so the ranges are those of a run in one process.
+
 Observed: the graph inputs and every operator result of subgraph 0 that is float32 and not
 a constant; results of ARG_MAX and of boolean operators are not. Other non-float tensors are
 skipped (**adopted**; the reference stops on them). NaN is ignored; a tensor that is all NaN
@@ -27,12 +33,15 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
+from ..engines import ray_cluster
 from ..engines.choice import litert_runner
 from ..engines.constant_results import constant_results
 from ..engines.litert import LiteRTRunner, usable_cpus
+from ..engines.ray_calibration import sharded
 from ..interp import Interpreter
 from ..interp.heap import reused_heap
 from ..ir import Model, QuantParam, Tensor
@@ -110,34 +119,129 @@ def record_minmax(
     batch: int = BATCH,
     note: Callable[[str], None] | None = None,
     engine: str = "auto",
+    workers: int = 1,
 ) -> MinMax:
     """Run ``model`` on every record and collect the per-record ranges (``note`` hears how
     the records are run). ``engine`` chooses LiteRT or the reference interpreter
-    (:mod:`one_cmds.engines.choice`); the ranges are the same within float rounding."""
-    wanted = observed(model)
+    (:mod:`one_cmds.engines.choice`); the ranges are the same within float rounding. With
+    ``workers`` > 1 in a process connected to a Ray cluster (``onecc --ray``), the records
+    run on that many Ray actors (:mod:`one_cmds.engines.ray_calibration`), with the ranges
+    of a run in this process."""
+    ray = ray_cluster.active() if workers > 1 else None
+    if ray is not None:
+        workers = min(workers, ray_cluster.free_cpus(ray))
+        if workers < 2:  # inside a task on a busy cluster: actors would never be scheduled
+            if note is not None:
+                note("calibration: no free CPUs on the Ray cluster for actors; in this process")
+            ray = None
+    slots = 1 if ray is not None or _weight_bytes(model) > SHARED_WEIGHTS else usable_cpus()
+    threads = 1 if ray is not None else -(-usable_cpus() // slots)
+    runs = _Runs.prepare(model, engine, batch, slots, threads, note)
     result = MinMax()
-    tensors = [t for t in model.main.referenced_tensors() if id(t) in wanted]
-    fixed = {} if engine == "reference" else constant_results(model, wanted)
-    probed = [t for t in tensors if id(t) not in fixed]
-    slots = 1 if _weight_bytes(model) > SHARED_WEIGHTS else usable_cpus()
-    threads = -(-usable_cpus() // slots)
-    probing = model if engine == "reference" else with_range_probes(model, probed)
-    runner = litert_runner(probing, engine, note=note, threads=threads, slots=slots)
-    if runner is not None:
-        if note is not None:
-            note(f"calibration: {slots} LiteRT interpreter(s) side by side")
-        _run_on_litert(runner, model, iter(data), probed, result)
-        for t in tensors:
-            if id(t) in fixed:
-                lo, hi = row_ranges(t, fixed[id(t)], 0, 0)
-                result.extend(t, [float(lo[0])] * result.records, [float(hi[0])] * result.records)
-        return _checked(result)
-    batched = _batched(model, wanted, batch) if batch > 1 else None
     if note is not None:
-        note(f"calibration: {batch} records per run" if batched else "calibration: one by one")
-    with reused_heap():
-        _run_records(model, iter(data), batched, batch, wanted, result)
+        note(runs.description if ray is None else f"calibration: {workers} Ray actors")
+    if ray is None:
+        runs.run(iter(data), result)
+    else:
+        _run_on_ray(ray, runs, data, workers, result)
+    runs.add_fixed(result)
     return _checked(result)
+
+
+@dataclass
+class _Runs:
+    """What runs the records in one process: LiteRT on a copy of the model with range probes
+    (``runner``), else the reference interpreter, ``batch`` records per run on ``batched``
+    when the model allows. ``tensors``: the observed tensors in graph order; ``fixed``: those
+    that operators on constants make, which LiteRT leaves unwritten."""
+
+    model: Model
+    wanted: set[int]
+    tensors: list[Tensor]
+    fixed: dict[int, np.ndarray]
+    probed: list[Tensor]
+    runner: LiteRTRunner | None
+    batched: tuple[Model, dict[int, Tensor]] | None
+    batch: int
+
+    @classmethod
+    def prepare(
+        cls,
+        model: Model,
+        engine: str,
+        batch: int,
+        slots: int,
+        threads: int,
+        note: Callable[[str], None] | None,
+    ) -> _Runs:
+        wanted = observed(model)
+        tensors = [t for t in model.main.referenced_tensors() if id(t) in wanted]
+        fixed = {} if engine == "reference" else constant_results(model, wanted)
+        probed = [t for t in tensors if id(t) not in fixed]
+        probing = model if engine == "reference" else with_range_probes(model, probed)
+        runner = litert_runner(probing, engine, note=note, threads=threads, slots=slots)
+        batched = _batched(model, wanted, batch) if runner is None and batch > 1 else None
+        return cls(model, wanted, tensors, fixed, probed, runner, batched, batch)
+
+    @property
+    def description(self) -> str:
+        if self.runner is not None:
+            return f"calibration: {self.runner.slots} LiteRT interpreter(s) side by side"
+        if self.batched is not None:
+            return f"calibration: {self.batch} records per run"
+        return "calibration: one by one"
+
+    def run(self, records: Iterator[Record], result: MinMax) -> None:
+        """Every record into ``result``, numbered on from ``result.records``."""
+        if self.runner is not None:
+            _run_on_litert(self.runner, self.model, records, self.probed, result)
+            return
+        with reused_heap():
+            _run_records(self.model, records, self.batched, self.batch, self.wanted, result)
+
+    def add_fixed(self, result: MinMax) -> None:
+        """After a LiteRT run: the ranges of the tensors that operators on constants make,
+        the same in every record."""
+        if self.runner is None:
+            return
+        for t in self.tensors:
+            if id(t) in self.fixed:
+                lo, hi = row_ranges(t, self.fixed[id(t)], 0, 0)
+                result.extend(t, [float(lo[0])] * result.records, [float(hi[0])] * result.records)
+
+
+def _run_on_ray(
+    ray: ModuleType, runs: _Runs, data: Iterable[Record], workers: int, result: MinMax
+) -> None:
+    """The records on ``workers`` Ray actors, each preparing its own :class:`_Runs` of one
+    LiteRT thread (or the reference interpreter, as here) from the model shipped once;
+    the per-record ranges merged in record order."""
+    shipped = runs.model.copy()
+    shipped.source_md5 = None  # a deferred hash holds the source file's bytes
+    engine = "reference" if runs.runner is None else "litert"
+    payload = (shipped, engine, runs.batch)
+    for count, ranges in sharded(ray, _actor_runs, _actor_shard, payload, data, workers):
+        for k, (lo, hi) in ranges.items():
+            result.extend(runs.tensors[k], lo, hi)
+        result.records += count
+
+
+def _actor_runs(payload: tuple[Model, str, int]) -> _Runs:
+    """An actor's runs (1 LiteRT thread) of the shipped model."""
+    model, engine, batch = payload
+    return _Runs.prepare(model, engine, batch, 1, 1, None)
+
+
+def _actor_shard(
+    runs: _Runs, first: int, records: list[Record]
+) -> tuple[int, dict[int, tuple[list[float], list[float]]]]:
+    """The ranges of ``records`` (numbered from ``first``) by position in ``runs.tensors``:
+    tensor identities do not cross processes."""
+    shard = MinMax(records=first)
+    runs.run(iter(records), shard)
+    position = {id(t): k for k, t in enumerate(runs.tensors)}
+    ranges = {position[key]: (shard.mins[key], shard.maxs[key]) for key in shard.mins}
+    return shard.records - first, ranges
 
 
 def _checked(result: MinMax) -> MinMax:
@@ -160,9 +264,10 @@ def _run_on_litert(
     """Every record in LiteRT, a thread per interpreter of ``runner`` (``model`` with range
     probes) taking the next record. A record in which a probed tensor holds NaN is run again
     on the reference interpreter, whose ranges skip NaN. The ranges are merged in record
-    order."""
+    order, numbered on from ``result.records``."""
     skip = len(model.main.outputs)
-    numbered = enumerate(records)
+    first = result.records
+    numbered = enumerate(records, first)
     lock = threading.Lock()
     ranges: dict[int, np.ndarray] = {}
 
@@ -184,7 +289,8 @@ def _run_on_litert(
             done.result()
     if not ranges:
         return
-    table = np.stack([ranges[number] for number in range(len(ranges))])  # record, tensor, 2
+    numbers = range(first, first + len(ranges))
+    table = np.stack([ranges[number] for number in numbers])  # record, tensor, 2
     for k, t in enumerate(probed):
         result.extend(t, table[:, k, 0].tolist(), table[:, k, 1].tolist())
     result.records += len(ranges)

@@ -74,7 +74,9 @@ def calibrate(
     note: Callable[[str], None] | None = None,
 ) -> None:
     """Stage 2: record the activation ranges on the model of stage 1."""
-    store_ranges(record_minmax(model, data, note=note, engine=options.engine), options)
+    workers = options.calibration_workers
+    minmax = record_minmax(model, data, note=note, engine=options.engine, workers=workers)
+    store_ranges(minmax, options)
 
 
 def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str]:

@@ -108,6 +108,8 @@ class CalibrationOptions(BaseModel):
     moving_avg_const: float = 0.1
     # What runs the model (one_cmds.engines.choice): the ranges are the same within rounding.
     engine: Literal["auto", "litert", "reference"] = "auto"
+    # Ray actors that calibrate shards of the records with ``onecc --ray`` (same ranges).
+    calibration_workers: int = 1
 
 
 class QuantizationOptions(CalibrationOptions):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..engines import Interpreter as FastInterpreter
+from ..engines import ray_cluster
 from ..engines.litert_coverage import litert_gaps
 from ..errors import UnsupportedError
 from ..formats.writer import save
@@ -43,6 +44,9 @@ from .options import QuantizeOptions
 from .stage import Stage
 
 IN_MEMORY = "<memory>"  # the output_path of one_cmds.quantize() unless the caller gives one
+NO_CLUSTER = (
+    "calibration_workers has no effect without onecc --ray; records are calibrated in this process"
+)
 
 
 def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
@@ -72,6 +76,8 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     _intermediate(model, options, "weights_fake_quant")
     data = records(model.main.inputs, options.input_data, options.input_data_format)
     total = count(options.input_data, options.input_data_format)
+    if options.calibration_workers > 1 and ray_cluster.active() is None:
+        warn(NO_CLUSTER)
     with progress("calibration", total) as advance:
         calibrate(model, _counted(data, advance), options, note=detail)
     _intermediate(model, options, "minmax_recorded")

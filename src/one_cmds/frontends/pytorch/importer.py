@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import onnx
 
 from ...errors import OneCmdsError
+from ...extras import PYTORCH_EXTRA
 from ...formats.files import open_model_bytes, source_md5
 from ...ir import Model
 from ...report.chatter import caught_output, full_text, one_line
-from ...extras import PYTORCH_EXTRA
 from ..onnx.importer import import_source
 from ..onnx.loader import prepare_source
 from ..onnx.options import OnnxOptions

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from ...errors import OneCmdsError
+from ...extras import TENSORFLOW
 from ...formats.files import source_md5
 from ...formats.reader import load_bytes
 from ...ir import Model
 from ...report.chatter import caught_output, full_text, one_line
-from ...extras import TENSORFLOW
 from .errors import TfImportError
 from .inputs import source_bytes
 from .options import TfOptions
