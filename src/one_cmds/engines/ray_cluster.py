@@ -65,7 +65,10 @@ def active() -> ModuleType | None:
     return ray if ray is not None and ray.is_initialized() else None
 
 
-def free_cpus(ray: ModuleType) -> int:
-    """CPUs of the cluster no task or actor holds now (inside a Ray task its own CPU is
-    held: actors asked for beyond this would wait for ever)."""
-    return int(ray.available_resources().get("CPU", 0))
+def actor_cpus(ray: ModuleType, wanted: int) -> int:
+    """How many one-CPU actors to ask for: ``wanted`` from the driver (Ray starts them as
+    CPUs come free); inside a Ray task, where this task holds a CPU, no more than the
+    cluster's free CPUs, since actors beyond them would wait for ever."""
+    if ray.get_runtime_context().get_task_id() is None:
+        return wanted
+    return min(wanted, int(ray.available_resources().get("CPU", 0)))

@@ -129,7 +129,7 @@ def record_minmax(
     of a run in this process."""
     ray = ray_cluster.active() if workers > 1 else None
     if ray is not None:
-        workers = min(workers, ray_cluster.free_cpus(ray))
+        workers = ray_cluster.actor_cpus(ray, workers)
         if workers < 2:  # inside a task on a busy cluster: actors would never be scheduled
             if note is not None:
                 note("calibration: no free CPUs on the Ray cluster for actors; in this process")

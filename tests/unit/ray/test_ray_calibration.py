@@ -104,3 +104,27 @@ def test_a_bad_worker_count_is_an_error(value):
     assert error.value.message == "calibration_workers must be a positive integer"
     options = plan_from_arguments("one-quantize", {**given, "calibration_workers": "3"})
     assert options.steps[0].options.calibration_workers == 3
+
+
+def _calibrate_in_task(path: str, records: list) -> tuple[int, list[str]]:
+    from one_cmds.quant.calibration import record_minmax
+
+    notes: list[str] = []
+    minmax = record_minmax(one_cmds.load(path), records, workers=2, note=notes.append)
+    return minmax.records, notes
+
+
+def test_inside_a_ray_task_calibration_uses_only_free_cpus(ray_cluster, fixture_path):
+    """A build running as a task holds one of the cluster's 2 CPUs: a second actor could
+    never start, so the records run in the task's process instead of waiting for ever."""
+    import sys
+
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # tests/ is not on workers
+    path = fixture_path("mobilenet_tiny.tflite")
+    records = _data(one_cmds.load(path))[:8]
+    task = ray_cluster.remote(num_cpus=1)(_calibrate_in_task)
+    count, notes = ray_cluster.get(task.remote(path, records), timeout=120)
+    assert count == 8
+    assert "calibration: no free CPUs on the Ray cluster for actors; in this process" in notes
