@@ -606,3 +606,18 @@ def test_conv1d_chain_keeps_rank3_io_transposes(tmp_path):
         (None, 12, 3),
         (None, 12, 4),
     ]
+
+
+@pytest.mark.parametrize("batch", ["N", 1])
+def test_channels_last_single_channel_output(tmp_path, batch):
+    """A one-channel map (a text detector's probability map): the last TRANSPOSE becomes a
+    RESHAPE because the channel is 1, and is still the layout change the output rule drops."""
+    b = Builder()
+    y = b.node("Sigmoid", [b.conv(b.node("Relu", [b.conv("x", 3, 8)]), 8, 1)])
+    model = b.model({"x": (FLOAT, [batch, 3, 12, 12])}, [y])
+    plain = check_channels_last(model, tmp_path, OnnxOptions())
+    assert plain.main.outputs[0].shape[1:] == (1, 12, 12)
+    options = OnnxOptions(nchw_to_nhwc_input_shape=True, nchw_to_nhwc_output_shape=True)
+    imported = check_channels_last(model, tmp_path, options)
+    assert imported.main.outputs[0].shape[1:] == (12, 12, 1)
+    assert kinds(imported).count("TRANSPOSE") == kinds(imported).count("RESHAPE") == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ...ir import Graph, Model
+from ...ir import Graph, Model, Operator
 from ...shape import ShapeInferenceError, infer_shapes
 from .layout_chains import Chains
 from .layout_edit import LayoutEditor, permuted
@@ -73,16 +73,30 @@ def _channels_last_inputs(e: LayoutEditor) -> None:
 
 
 def _channels_last_outputs(e: LayoutEditor) -> None:
-    """An output written by ``TRANSPOSE(y, cf)`` becomes ``y`` (with the output's name)."""
+    """An output written by ``TRANSPOSE(y, cf)`` becomes ``y`` (with the output's name); so
+    does one written by a RESHAPE that is that transpose because the moved dims are 1 (a
+    single-channel map: [1, H, W, 1] -> [1, 1, H, W])."""
     g = e.g
     for out in list(g.graph.outputs):
         src = g.producer(out)
         cf = CHANNELS_FIRST.get(len(out.shape))
-        if cf is None or e.perm(src) != cf:
+        if cf is None or not (e.perm(src) == cf or _is_transpose(src, out.shape, cf)):
             continue
         y = src.inputs[0]
         if not (g.is_input(y) or y.is_constant or g.is_output(y)):
             g.replace(out, y, keep=g.consumers(out))
+
+
+def _is_transpose(op: Operator | None, shape: tuple, perm: tuple[int, ...]) -> bool:
+    """``op`` is a RESHAPE to ``shape`` that moves its input as ``TRANSPOSE(perm)`` would:
+    the input permuted is ``shape``, and the dims other than 1 keep their order."""
+    if op is None or op.opcode != "RESHAPE":
+        return False
+    source = op.inputs[0].shape
+    if len(source) != len(perm) or permuted(source, perm) != tuple(shape):
+        return False
+    moved = [axis for axis in perm if source[axis] != 1]
+    return moved == sorted(moved)
 
 
 def _transposes(graph: Graph) -> int:
