@@ -621,3 +621,16 @@ def test_channels_last_single_channel_output(tmp_path, batch):
     imported = check_channels_last(model, tmp_path, options)
     assert imported.main.outputs[0].shape[1:] == (12, 12, 1)
     assert kinds(imported).count("TRANSPOSE") == kinds(imported).count("RESHAPE") == 0
+
+
+def test_channels_last_single_channel_output_after_elementwise(tmp_path):
+    """PaddleOCR's DB head: ConvTranspose → Add → Sigmoid on one channel; the layout change
+    stops before the Sigmoid as a RESHAPE, and the output rule still drops it."""
+    b = Builder()
+    y = b.node("ConvTranspose", ["x", b.random(3, 1, 2, 2)], strides=[2, 2])
+    y = b.node("Sigmoid", [b.node("Add", [y, b.random(1, 1, 1, 1)])])
+    model = b.model({"x": (FLOAT, [1, 3, 12, 12])}, [y])
+    options = OnnxOptions(nchw_to_nhwc_input_shape=True, nchw_to_nhwc_output_shape=True)
+    imported = check_channels_last(model, tmp_path, options)
+    assert imported.main.outputs[0].shape == (1, 24, 24, 1)
+    assert "TRANSPOSE" not in kinds(imported) and "RESHAPE" not in kinds(imported)

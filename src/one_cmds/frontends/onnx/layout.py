@@ -9,12 +9,20 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ...ir import Graph, Model, Operator
+from ...ir import Graph, Model, Operator, Tensor
 from ...shape import ShapeInferenceError, infer_shapes
 from .layout_chains import Chains
 from .layout_edit import LayoutEditor, permuted
 from .layout_sink import Sink
 from .ops.common import CHANNELS_FIRST, CHANNELS_LAST
+
+# one-input operators that compute element by element, whatever the layout
+ELEMENTWISE = frozenset(
+    {
+        "LOGISTIC", "TANH", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH", "ELU",
+        "GELU", "ABS", "NEG", "EXP", "LOG", "SQRT", "RSQRT",
+    }
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from .options import OnnxOptions
@@ -75,16 +83,40 @@ def _channels_last_inputs(e: LayoutEditor) -> None:
 def _channels_last_outputs(e: LayoutEditor) -> None:
     """An output written by ``TRANSPOSE(y, cf)`` becomes ``y`` (with the output's name); so
     does one written by a RESHAPE that is that transpose because the moved dims are 1 (a
-    single-channel map: [1, H, W, 1] -> [1, 1, H, W])."""
+    single-channel map: [1, H, W, 1] -> [1, 1, H, W]). Between that operator and the output
+    may stand elementwise operators of one input (a detector's final LOGISTIC), which then
+    run on ``y``."""
     g = e.g
     for out in list(g.graph.outputs):
-        src = g.producer(out)
         cf = CHANNELS_FIRST.get(len(out.shape))
-        if cf is None or not (e.perm(src) == cf or _is_transpose(src, out.shape, cf)):
+        chain = _elementwise_chain(e, out)
+        moved = chain[-1].inputs[0] if chain else out
+        src = g.producer(moved)
+        if cf is None or not (e.perm(src) == cf or _is_transpose(src, moved.shape, cf)):
             continue
         y = src.inputs[0]
-        if not (g.is_input(y) or y.is_constant or g.is_output(y)):
+        if chain:
+            for op in chain:
+                op.outputs[0].shape = y.shape
+            g.set_input(chain[-1], 0, y)
+        elif not (g.is_input(y) or y.is_constant or g.is_output(y)):
             g.replace(out, y, keep=g.consumers(out))
+
+
+def _elementwise_chain(e: LayoutEditor, out: Tensor) -> list[Operator]:
+    """The one-input elementwise operators from ``out`` back, each input read by that
+    operator only: the operators a layout change before them can move past."""
+    g, chain = e.g, []
+    op = g.producer(out)
+    while op is not None and op.opcode in ELEMENTWISE:
+        chain.append(op)
+        x = op.inputs[0]
+        if g.is_output(x) or g.is_input(x) or g.single_consumer(x) is not op:
+            return []
+        op = g.producer(x)
+        if op is None or op.opcode not in ELEMENTWISE:
+            break
+    return chain
 
 
 def _is_transpose(op: Operator | None, shape: tuple, perm: tuple[int, ...]) -> bool:

@@ -165,11 +165,11 @@ class GraphEditor:
         """Make input ``position`` of ``op`` read ``t``."""
         old = op.inputs[position]
         op.inputs[position] = t
+        if t is not None:  # first, so that dropping the old producer does not drop t's
+            self._readers.setdefault(id(t), {})[id(op)] = op
         if old is not None and all(x is not old for x in op.inputs):
             self._readers.get(id(old), {}).pop(id(op), None)
             self._drop_if_dead(self._producer.get(id(old)))
-        if t is not None:
-            self._readers.setdefault(id(t), {})[id(op)] = op
         self.changed = True
 
     def replace(self, old: Tensor, new: Tensor, *, keep: Iterable[Operator] = ()) -> None:
