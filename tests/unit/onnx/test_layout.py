@@ -13,7 +13,7 @@ from onnx import helper
 
 from one_cmds import resize, save
 from one_cmds.frontends.onnx import OnnxOptions, import_onnx
-from one_cmds.frontends.onnx.layout import arrange_layout
+from one_cmds.frontends.onnx.layout import arrange_layout, kept_transposes
 from one_cmds.frontends.onnx.ops.common import CHANNELS_FIRST, CHANNELS_LAST
 from one_cmds.shape import infer_shapes
 from support.litert import run_tflite
@@ -487,6 +487,26 @@ def test_side_transpose_is_not_added_when_the_cost_rises():
         line
         == "transposes: 1 lowered, 0 removed, 1 left (0 at inputs, 0 at outputs, 1 at barriers)"
     )
+    assert kept_transposes(model.main, {}) == [
+        "  TRANSPOSE t: RELU -> ADD; (d) the cost rule: moving it would add as many TRANSPOSEs "
+        "as it removes"
+    ]
+
+
+def test_kept_transposes_name_a_barrier_and_an_onnx_transpose():
+    def build(net):
+        x = net.op("RELU", [net.input("x", SHAPE)])
+        t = net.transpose(x, NHWC, "t")
+        return [net.op("ZEROS_LIKE", [t])]
+
+    model, _ = arranged(build)
+    (line,) = kept_transposes(model.main, {})
+    assert line.endswith("(b) next to the layout barrier ZEROS_LIKE")
+    (t,) = [op for op in model.main.operators if op.opcode == "TRANSPOSE"]
+    node_types = dict.fromkeys(t.origin, "Transpose")
+    model.main.operators[-1].opcode = "RELU"  # pushable now: what is left is the ONNX node
+    (line,) = kept_transposes(model.main, node_types)
+    assert line.endswith("(c) an ONNX Transpose whose data movement stays")
 
 
 def test_two_transposed_operands_merge_into_one():

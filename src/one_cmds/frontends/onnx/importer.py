@@ -93,7 +93,7 @@ def import_source(
     except ShapeInferenceError as e:
         raise OnnxImportError(f"Invalid input file: {path} (after lowering: {e})") from None
     if note is not None:
-        _listing(note, nodes, lo, model, report)
+        _listing(note, nodes, lo, model, report, not options.disable_transpose_propagation)
     return model
 
 
@@ -164,8 +164,9 @@ def new_shape_options():
     return new_options("ShapeOptions", outType=2)  # INT32
 
 
-def _listing(note, nodes, lo, model, report) -> None:
-    """The ``-V`` lines: each node and the operators it became, then the transpose counts."""
+def _listing(note, nodes, lo, model, report, reasons: bool) -> None:
+    """The ``-V`` lines: each node and the operators it became, then the transpose counts
+    and (``reasons``: the layout pass ran) why each TRANSPOSE inside is kept."""
     by_origin: dict[int, list[str]] = {}
     for op in model.main.operators:
         for k in op.origin:
@@ -175,3 +176,9 @@ def _listing(note, nodes, lo, model, report) -> None:
         target = ", ".join(made) if made else "(folded)"
         note(f"{node.source_name} ({node.op_type}) -> {target}")
     note(report)
+    if not reasons:
+        return
+    from .layout import kept_transposes
+
+    for line in kept_transposes(model.main, {node.index: node.op_type for node in nodes}):
+        note(line)

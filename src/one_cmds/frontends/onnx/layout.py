@@ -13,9 +13,18 @@ from ...ir import Graph, Model, Operator, Tensor
 from ...shape import ShapeInferenceError, infer_shapes
 from .layout_chains import Chains
 from .layout_edit import LayoutEditor, permuted
+from .layout_pushable import PLANNERS
 from .layout_sink import Sink
 from .ops.common import CHANNELS_FIRST, CHANNELS_LAST
 
+# channels-last operators the lowering brings TRANSPOSEs for (not barriers: §5.1)
+SPATIAL = frozenset(
+    {
+        "TRANSPOSE", "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "CONV_3D",
+        "MAX_POOL_2D", "AVERAGE_POOL_2D", "L2_POOL_2D", "RESIZE_BILINEAR",
+        "RESIZE_NEAREST_NEIGHBOR", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "INSTANCE_NORM",
+    }
+)  # fmt: skip
 # one-input operators that compute element by element, whatever the layout
 ELEMENTWISE = frozenset(
     {
@@ -149,3 +158,31 @@ def _summary(graph: Graph, lowered: int) -> str:
         f"transposes: {lowered} lowered, {lowered - len(left)} removed, {len(left)} left "
         f"({at_inputs} at inputs, {at_outputs} at outputs, {barriers} at barriers)"
     )
+
+
+def kept_transposes(graph: Graph, node_types: dict[int, str]) -> list[str]:
+    """A ``-V`` line for every TRANSPOSE left inside the graph, with the §5.5 reason that
+    keeps it: (b) next to a layout barrier, (c) an ONNX Transpose (``node_types``: op type by
+    node index, the origins), or (d) the cost rule (next to a channels-last operator, the
+    TRANSPOSE it was lowered with, or a value read in both layouts)."""
+    inputs = {id(t) for t in graph.inputs}
+    outputs = {id(t) for t in graph.outputs}
+    producers = {id(o): op for op in graph.operators for o in op.outputs}
+    lines = []
+    for op in graph.operators:
+        if op.opcode != "TRANSPOSE" or id(op.inputs[0]) in inputs or id(op.outputs[0]) in outputs:
+            continue
+        source = producers.get(id(op.inputs[0]))
+        readers = [c for c in graph.operators if any(t is op.outputs[0] for t in c.inputs)]
+        around = [c.opcode for c in (source, *readers) if c is not None]
+        barriers = [name for name in around if name not in PLANNERS and name not in SPATIAL]
+        if barriers:
+            reason = f"(b) next to the layout barrier {barriers[0]}"
+        elif any(node_types.get(k) == "Transpose" for k in op.origin):
+            reason = "(c) an ONNX Transpose whose data movement stays"
+        else:
+            reason = "(d) the cost rule: moving it would add as many TRANSPOSEs as it removes"
+        shown = ", ".join(c.opcode for c in readers) or "nothing"
+        origin = source.opcode if source is not None else "a constant"
+        lines.append(f"  TRANSPOSE {op.outputs[0].name}: {origin} -> {shown}; {reason}")
+    return lines
