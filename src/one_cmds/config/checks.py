@@ -224,15 +224,21 @@ def _check_mode(fields: dict[str, object], settings: Settings, main: Source) -> 
         raise _where(settings, "mode", main).error("Unsupported mode", key="mode")
 
 
+def _count(
+    fields: dict[str, object], settings: Settings, main: Source, key: str, least: int, what: str
+) -> None:
+    """``fields[key]`` as an integer of at least ``least`` (written in digits), else
+    ``<key> must be <what>``."""
+    value = fields.get(key, least)
+    text = value.strip() if isinstance(value, str) else value
+    if isinstance(text, bool | float) or not str(text).isdecimal() or int(str(text)) < least:
+        raise _where(settings, key, main).error(f"{key} must be {what}", key=key)
+    fields[key] = int(str(text))
+
+
 def _check_workers(fields: dict[str, object], settings: Settings, main: Source) -> None:
     """``calibration_workers``: a positive integer (a project addition)."""
-    value = fields.get("calibration_workers", 1)
-    text = value.strip() if isinstance(value, str) else value
-    if isinstance(text, bool | float) or not str(text).isdecimal() or int(str(text)) < 1:
-        where = _where(settings, "calibration_workers", main)
-        message = "calibration_workers must be a positive integer"
-        raise where.error(message, key="calibration_workers")
-    fields["calibration_workers"] = int(str(text))
+    _count(fields, settings, main, "calibration_workers", 1, "a positive integer")
 
 
 def _choice(
@@ -323,13 +329,7 @@ def _check_chunks(fields: dict[str, object], settings: Settings, main: Source) -
         where = _where(settings, "quantize_weights_chunk", main)
         raise where.error(message, key="quantize_weights_chunk")
     fields["quantize_weights_chunk"] = str(given).lower()
-    value = fields.get("skip_chunkquant_size", 0)
-    text = value.strip() if isinstance(value, str) else value
-    if isinstance(text, bool | float) or not str(text).isdecimal():
-        message = "skip_chunkquant_size must be a non-negative integer"
-        where = _where(settings, "skip_chunkquant_size", main)
-        raise where.error(message, key="skip_chunkquant_size")
-    fields["skip_chunkquant_size"] = int(str(text))
+    _count(fields, settings, main, "skip_chunkquant_size", 0, "a non-negative integer")
 
 
 def _check_weights_modes(fields: dict[str, object], settings: Settings, main: Source) -> None:
