@@ -654,3 +654,73 @@ def test_channels_last_single_channel_output_after_elementwise(tmp_path):
     imported = check_channels_last(model, tmp_path, options)
     assert imported.main.outputs[0].shape == (1, 24, 24, 1)
     assert "TRANSPOSE" not in kinds(imported) and "RESHAPE" not in kinds(imported)
+
+
+def paddle_hard_swish(b: Builder, y: str) -> str:
+    """Unfused BN as Mul/Add with [C,1,1] constants, Paddle's spelled-out hard swish
+    ``y · clip(y + 3, 0, 6) / 6`` (a diamond: ``y`` read by the Add and the last Mul), an
+    explicit Pad and a depthwise Conv."""
+    y = b.node("Add", [b.node("Mul", [y, b.random(8, 1, 1)]), b.random(8, 1, 1)])
+    clipped = b.node("Clip", [b.node("Add", [y, b.const(3.0)]), b.const(0.0), b.const(6.0)])
+    y = b.node("Mul", [y, b.node("Div", [clipped, b.const(6.0)])])
+    pads = b.const([0, 0, 1, 1, 0, 0, 1, 1], np.int64)
+    return b.conv(b.node("Pad", [y, pads]), 8, 8, group=8, pads=[0, 0, 0, 0])
+
+
+def test_hard_swish_diamond_sinks(tmp_path):
+    """The TRANSPOSE after the first Conv sinks into the whole diamond at once (sinking into
+    the Add alone would leave the last Mul reading ``y`` in both layouts)."""
+    model = between_convs(paddle_hard_swish)
+    assert_one_transpose_at_the_input(check(model, tmp_path))
+    options = OnnxOptions(nchw_to_nhwc_input_shape=True, nchw_to_nhwc_output_shape=True)
+    assert transposes(check_channels_last(model, tmp_path, options)) == []
+
+
+def test_diamond_that_does_not_close_keeps_its_transpose(tmp_path):
+    """A branch meeting a value from another input cannot be closed: the cost rule keeps one
+    TRANSPOSE inside (and the outputs stay right)."""
+    b = Builder()
+    y = b.node("Relu", [b.conv("x", 3, 8)])
+    other = b.node("Relu", [b.node("Mul", ["z", b.const(2.0)])])
+    y = b.node("Mul", [y, b.node("Add", [b.node("Sigmoid", [y]), other])])
+    inputs = {**IMAGE, "z": (FLOAT, ["N", 8, 12, 12])}
+    imported = check(b.model(inputs, [b.head(b.conv(y, 8, 8), 8)]), tmp_path)
+    assert len(transposes(imported)) <= 3
+
+
+def detector_heads(b: Builder) -> list[str]:
+    """Two scales of a detector head: Conv → Split into boxes and scores → Sigmoid on the
+    scores → Reshape [1, C, H·W] → Transpose [0, 2, 1] → Concat of the scales (YOLOv8,
+    PicoDet)."""
+    small = b.conv("x", 3, 8, strides=[2, 2])
+    boxes, scores = [], []
+    for y in (b.conv("x", 3, 8), b.conv(small, 8, 8)):
+        box, score = b.node("Split", [y, b.const([3, 5], np.int64)], outputs=2, axis=1)
+        for part, c, out in ((box, 3, boxes), (b.node("Sigmoid", [score]), 5, scores)):
+            flat = b.node("Reshape", [part, b.const([1, c, -1], np.int64)])
+            out.append(b.node("Transpose", [flat], perm=[0, 2, 1]))
+    return [b.node("Concat", boxes, axis=1), b.node("Concat", scores, axis=1)]
+
+
+def test_detector_heads_lose_their_transposes(tmp_path):
+    """``TRANSPOSE(cf) → Reshape → Transpose`` is one RESHAPE of the channels-last value: the
+    sink into the Split counts what rule 3 makes of the chain after it."""
+    b = Builder()
+    model = b.model({"x": (FLOAT, [1, 3, 12, 12])}, detector_heads(b))
+    imported = check(model, tmp_path)
+    assert_one_transpose_at_the_input(imported)
+    assert [t.shape for t in imported.main.outputs] == [(1, 180, 3), (1, 180, 5)]
+
+
+def test_channel_softmax_before_a_conv(tmp_path):
+    """YOLOv8's DFL: box logits [1, 64, A] as [1, 4, 16, A], the 16 bins moved to the
+    channels, Softmax over them, a 1x1 Conv summing them. The Softmax moves its axis to the
+    end, which is the Conv's channels-last order: one TRANSPOSE in all (the ONNX one)."""
+    b = Builder()
+    y = b.node("Reshape", ["x", b.const([1, 4, 16, 20], np.int64)])
+    y = b.node("Softmax", [b.node("Transpose", [y], perm=[0, 2, 1, 3])], axis=1)
+    y = b.node("Conv", [y, b.random(1, 16, 1, 1)])
+    model = b.model(
+        {"x": (FLOAT, [1, 64, 20])}, [b.node("Reshape", [y, b.const([1, 4, 20], np.int64)])]
+    )
+    assert len(transposes(check(model, tmp_path))) == 1

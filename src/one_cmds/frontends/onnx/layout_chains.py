@@ -15,10 +15,10 @@ Rule 4: a TRANSPOSE swapping the last two axes of a BATCH_MATMUL operand is abso
 
 from __future__ import annotations
 
-from ...ir import Operator, Shape
+from ...ir import Operator, Shape, Tensor
 from ...ir.schema import new_options
 from ...passes.toolkit import origin_of, with_options
-from .layout_edit import Perm, Rules, is_identity, swaps_last_two
+from .layout_edit import Perm, Rules, is_identity, swaps_last_two, unpermuted
 
 CHAIN = ("RESHAPE", "TRANSPOSE", "SQUEEZE", "EXPAND_DIMS")
 
@@ -132,11 +132,14 @@ class Chains(Rules):
                 return chain
             chain.append(nxt)
 
-    def _atoms(self, chain: list[Operator]) -> Atoms | None:
-        x = chain[0].inputs[0]
-        if x.is_constant or sum(d is None for d in x.shape) > 1 or 0 in x.shape:
+    def _atoms(self, shape: Shape, chain: list[Operator], lead: Perm | None = None) -> Atoms | None:
+        """The atoms of a value of ``shape`` moved by ``TRANSPOSE(lead)`` (if any), then by
+        ``chain``; None without an integer factorization."""
+        if sum(d is None for d in shape) > 1 or 0 in shape:
             return None
-        atoms = Atoms(x.shape)
+        atoms = Atoms(shape)
+        if lead is not None:
+            atoms.transpose(lead)
         for op in chain:
             if op.opcode == "TRANSPOSE":
                 atoms.transpose(self.e.perm(op))
@@ -144,24 +147,33 @@ class Chains(Rules):
                 return None
         return atoms
 
+    def added_transposes(self, o: Tensor, q: Perm) -> int | None:
+        """What ``TRANSPOSE(o', q)`` written in place of ``o`` adds once rule 3 rewrites it
+        with the chain that ``o``'s one reader heads: the TRANSPOSEs of the best form less the
+        chain's own (-1 for a detector head's ``RESHAPE → TRANSPOSE`` that becomes one RESHAPE);
+        None when that reader is no chain link, the chain only TRANSPOSEs, or it has no
+        factorization."""
+        head = self.g.single_consumer(o)
+        if not self._link(head) or head.inputs[0] is not o:
+            return None
+        chain = self._chain(head)
+        if all(op.opcode == "TRANSPOSE" for op in chain):
+            return None  # rule 1's case: Sink._output_cost counts it
+        atoms = self._atoms(unpermuted(o.shape, q), chain, q)
+        if atoms is None:
+            return None
+        shape = unpermuted(o.shape, q)
+        best = _best(atoms, shape, chain[-1].outputs[0].shape)
+        return _measure(best)[0] - sum(op.opcode == "TRANSPOSE" for op in chain)
+
     def _rewrite(self, chain: list[Operator]) -> bool:
-        atoms = self._atoms(chain)
+        x, out = chain[0].inputs[0], chain[-1].outputs[0]
+        atoms = None if x.is_constant else self._atoms(x.shape, chain)
         if atoms is None:
             return False
-        sizes, pi = atoms.canonical()
-        x, out = chain[0].inputs[0], chain[-1].outputs[0]
-        steps: list[tuple[str, tuple]] = []
-        shape = x.shape
-        if not is_identity(pi):
-            if tuple(sizes) != shape:
-                steps.append(("RESHAPE", tuple(sizes)))
-            steps.append(("TRANSPOSE", pi))
-            shape = tuple(sizes[i] for i in pi)
-        if shape != out.shape:
-            steps.append(("RESHAPE", out.shape))
-        old = [(op.opcode, len(op.inputs[0].shape)) for op in chain]
-        new = [(opcode, len(pi)) for opcode, _ in steps]
-        if _measure(new) >= _measure(old):
+        steps = _best(atoms, x.shape, out.shape)
+        old = [(op.opcode, self.e.perm(op) or ()) for op in chain]
+        if _measure(steps) >= _measure(old):
             return False
         if not steps:
             return self.e.redirect(out, x)
@@ -202,7 +214,52 @@ class Chains(Rules):
         return True
 
 
-def _measure(steps: list[tuple[str, int]]) -> tuple[int, int, int]:
-    """(TRANSPOSEs, operators, TRANSPOSE ranks) of a chain: lower is better."""
-    ranks = [rank for opcode, rank in steps if opcode == "TRANSPOSE"]
-    return len(ranks), len(steps), sum(ranks)
+Steps = list[tuple[str, tuple]]
+
+
+def _best(atoms: Atoms, shape: Shape, out: Shape) -> Steps:
+    """The best of the chain's forms (see :func:`_measure`) from ``shape`` to ``out``."""
+    forms = [_through_atoms(atoms, shape, out)]
+    last = _transpose_last(atoms, shape, out)
+    return min([*forms, last] if last is not None else forms, key=_measure)
+
+
+def _through_atoms(atoms: Atoms, shape: Shape, out: Shape) -> Steps:
+    """``RESHAPE(atoms) → TRANSPOSE(π) → RESHAPE(out)``, the identity parts left out."""
+    sizes, pi = atoms.canonical()
+    steps: Steps = []
+    if not is_identity(pi):
+        if tuple(sizes) != shape:
+            steps.append(("RESHAPE", tuple(sizes)))
+        steps.append(("TRANSPOSE", pi))
+        shape = tuple(sizes[i] for i in pi)
+    if shape != out:
+        steps.append(("RESHAPE", out))
+    return steps
+
+
+def _transpose_last(atoms: Atoms, shape: Shape, out: Shape) -> Steps | None:
+    """``RESHAPE → TRANSPOSE(σ)`` of the output's rank when each output axis is a run of
+    atoms in input order (a detector head's ``[1,H,W,C] → [1,C,H·W]`` becomes ``[1,H·W,C]``
+    and a swap, which later sinks through the CONCATENATION of the heads); None otherwise."""
+    groups = [(i, g) for i, g in enumerate(atoms.axes) if g]
+    for _, g in groups:
+        at = [atoms.order.index(a) for a in g]
+        if at != list(range(at[0], at[0] + len(at))):
+            return None
+    by_input = sorted(groups, key=lambda item: atoms.order.index(item[1][0]))
+    slots = [i for i, _ in groups]
+    middle, sigma = list(out), list(range(len(out)))
+    for slot, (i, _) in zip(slots, by_input, strict=True):
+        middle[slot] = out[i]
+        sigma[i] = slot
+    steps: Steps = [] if tuple(middle) == shape else [("RESHAPE", tuple(middle))]
+    return steps + ([] if is_identity(tuple(sigma)) else [("TRANSPOSE", tuple(sigma))])
+
+
+def _measure(steps: Steps) -> tuple[int, int, int, bool]:
+    """(TRANSPOSEs, operators, TRANSPOSE ranks, a TRANSPOSE before the end) of a chain: lower
+    is better; a TRANSPOSE at the end can sink further."""
+    ranks = [len(detail) for opcode, detail in steps if opcode == "TRANSPOSE"]
+    early = any(opcode == "TRANSPOSE" for opcode, _ in steps[:-1])
+    return len(ranks), len(steps), sum(ranks), early

@@ -17,7 +17,9 @@ import numpy as np
 
 from ...ir import Operator, Tensor
 from ...passes.toolkit import const_value, origin_of
+from .layout_chains import Chains
 from .layout_edit import (
+    LayoutEditor,
     Perm,
     Rules,
     compose,
@@ -31,10 +33,16 @@ from .layout_pushable import Plan, plan
 
 # How a layout operand of a consumer is read once the TRANSPOSE sinks (see _classify).
 X, THROUGH, PENDING, CONST, RESHAPED, REUSED, SIDE = range(7)
+# the most operators one sink rewrites when it grows to close a branch (Sink._closed)
+REGION_LIMIT = 32
 
 
 class Sink(Rules):
     """Rules 1 and 2 for one TRANSPOSE at a time."""
+
+    def __init__(self, e: LayoutEditor) -> None:
+        super().__init__(e)
+        self.chains = Chains(e)
 
     def visit(self, t: Operator) -> bool:
         """Apply rules 1 and 2 to the live TRANSPOSE ``t``; whether anything changed."""
@@ -100,14 +108,59 @@ class Sink(Rules):
             if found is None:
                 return False
             plans[id(f)] = found
-        delta, side = self._cost(t, p, readers, plans)
-        strict = side or self.g.is_input(t.inputs[0]) or any(x.strict for x in plans.values())
-        if delta > 0 or (delta == 0 and strict):
-            return False
+        region = {id(f): f for f in readers}
+        if not self._allowed(t, p, region, plans):
+            region, plans = self._closed(t, p, region, plans)
+            if region is None or not self._allowed(t, p, region, plans):
+                return False
         made: dict[int, tuple] = {}
-        for f in _ordered(readers):
+        for f in _ordered(list(region.values())):
             self._rewrite(f, plans[id(f)], t, p, made)
         return True
+
+    def _allowed(
+        self, t: Operator, p: Perm, region: dict[int, Operator], plans: dict[int, Plan]
+    ) -> bool:
+        """The cost rule for sinking ``t`` into the operators of ``region``."""
+        delta, side = self._cost(t, p, list(region.values()), plans)
+        strict = side or self.g.is_input(t.inputs[0]) or any(x.strict for x in plans.values())
+        return delta < 0 or (delta == 0 and not strict)
+
+    def _closed(
+        self, t: Operator, p: Perm, region: dict[int, Operator], plans: dict[int, Plan]
+    ) -> tuple[dict[int, Operator] | None, dict[int, Plan]]:
+        """``region`` grown so that branches leaving ``t`` meet again in one layout: each side
+        operand whose producer is pushable with every output in layout ``p`` takes that
+        producer into the region, back to values the region reads already (a hard swish
+        ``x * relu6(x + 3) / 6`` reads ``x`` in the ADD and in the MUL). None when some side
+        operand does not lead back that way within :data:`REGION_LIMIT` operators."""
+        region, plans = dict(region), dict(plans)
+        work = [w for f in region.values() for w in self._layout_operands(f, plans)]
+        while work:
+            w = work.pop()
+            if self._classify(w, t, p, plans)[0] != SIDE:
+                continue
+            src = self.g.producer(w)
+            if src is None or id(src) in region or len(region) >= REGION_LIMIT:
+                return None, plans
+            found = self._plan_same(src, p)
+            if found is None:
+                return None, plans
+            region[id(src)], plans[id(src)] = src, found
+            work += self._layout_operands(src, plans)
+        return region, plans
+
+    def _plan_same(self, op: Operator, p: Perm) -> Plan | None:
+        """The plan for ``op`` reading its first non-constant operand in layout ``p`` when
+        every output keeps ``p`` (the operators a branch passes through unchanged)."""
+        carried = next((w for w in op.inputs if w is not None and not w.is_constant), None)
+        found = None if carried is None else plan(op, carried, p)
+        if found is None or found.strict or any(q != p for q in found.out_perms):
+            return None
+        return found
+
+    def _layout_operands(self, f: Operator, plans: dict[int, Plan]) -> list[Tensor]:
+        return [f.inputs[i] for i in plans[id(f)].layout]
 
     def _classify(self, w: Tensor, t: Operator, p: Perm, plans: dict[int, Plan]) -> tuple:
         """How layout operand ``w`` is read after the sink: (kind, detail)."""
@@ -159,6 +212,9 @@ class Sink(Rules):
             return 0
         if self.g.is_output(o):
             return 1
+        ahead = self.chains.added_transposes(o, q)
+        if ahead is not None:
+            return ahead
         for c in self.g.consumers(o):
             same = id(c) in plans and q == p and _only_at(c, o, plans[id(c)].layout)
             b = self.e.perm(c)

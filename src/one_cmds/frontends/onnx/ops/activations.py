@@ -13,7 +13,7 @@ from ..errors import Unsupported
 from ..lowering import Lowering, converter
 from ..node import Node
 from . import fusions
-from .common import reshape, transpose
+from .common import axis_last, reshape, transpose
 from .elementwise import narrowed, op, scalar, scaled, shifted, widened
 
 SELU_ALPHA = 1.67326319217681884765625
@@ -182,12 +182,6 @@ def erf_node(node: Node, lo: Lowering) -> None:
     _bind(node, lo, erf(lo, lo.value(node.input(0))))
 
 
-def _swap_last(rank: int, axis: int) -> tuple[int, ...]:
-    perm = list(range(rank))
-    perm[axis], perm[-1] = perm[-1], perm[axis]
-    return tuple(perm)
-
-
 def _flat(lo: Lowering, name: str, axis: int) -> list[int]:
     """The 2-D shape ``[d0·…·d(axis−1), d(axis)·…]`` with −1 for the one unknown side."""
     shape = lo.shape(name)
@@ -210,8 +204,8 @@ def _unflat(lo: Lowering, y: Tensor, name: str, x: Tensor) -> Tensor:
 
 @converter("Softmax", "LogSoftmax")
 def softmax(node: Node, lo: Lowering) -> None:
-    """SOFTMAX (β 1) or LOG_SOFTMAX along the last axis: another axis is swapped with the last
-    one by a TRANSPOSE pair; before opset 13 the input is coerced to 2-D at ``axis``."""
+    """SOFTMAX (β 1) or LOG_SOFTMAX along the last axis: another axis is moved to the end and
+    back by a TRANSPOSE pair; before opset 13 the input is coerced to 2-D at ``axis``."""
     name = node.input(0)
     x = lo.value(name)
     modern = node.since_version >= 13
@@ -223,9 +217,9 @@ def softmax(node: Node, lo: Lowering) -> None:
     if rank is None or axis % rank == rank - 1:
         y = op(lo, opcode, [x], **fields)
     elif modern:
-        perm = _swap_last(rank, axis % rank)
-        inner = op(lo, opcode, [transpose(lo, x, perm, "to_last")], **fields)
-        y = transpose(lo, inner, perm, "from_last")
+        to_last, back = axis_last(rank, axis % rank)
+        inner = op(lo, opcode, [transpose(lo, x, to_last, "to_last")], **fields)
+        y = transpose(lo, inner, back, "from_last")
     else:
         axis %= rank
         flat = op(lo, opcode, [reshape(lo, x, _flat(lo, name, axis), "flatten")], **fields)

@@ -32,6 +32,16 @@ def to_channels_first(lo: Lowering, y: Tensor, rank: int) -> Tensor:
     return transpose(lo, y, CHANNELS_FIRST[rank], "nchw")
 
 
+def axis_last(rank: int, axis: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the permutation moving ``axis`` to the end, the one moving it back): axis 1 of a
+    rank-4 value gives the channels-last pair, which cancels against a convolution's."""
+    to_last = (*(a for a in range(rank) if a != axis), axis)
+    back = [0] * rank
+    for i, a in enumerate(to_last):
+        back[a] = i
+    return to_last, tuple(back)
+
+
 def reshape(lo: Lowering, x: Tensor, shape: list[int], purpose: str = "reshape") -> Tensor:
     """``RESHAPE(x, shape)`` with a constant INT32 target."""
     target = lo.constant(np.array(shape, np.int32), lo.helper_name(f"{purpose}/shape"))

@@ -16,7 +16,7 @@ from ....ir import Tensor
 from ..errors import Unsupported
 from ..lowering import NUMPY, Lowering, converter
 from ..node import Node
-from .common import options, reshape, transpose
+from .common import axis_last, options, reshape, transpose
 from .shape_building import (
     INT32_TYPE,
     bind_sized,
@@ -405,11 +405,10 @@ def topk(node: Node, lo: Lowering) -> None:
     rank = lo.rank(x_name)
     axis = _axis(node, lo, x_name, -1)
     largest = bool(node.attr("largest", 1))
-    perm = list(range(rank))
-    perm[axis], perm[-1] = perm[-1], perm[axis]
+    to_last, back = axis_last(rank, axis)
     x = lo.value(x_name)
     if axis != rank - 1:
-        x = transpose(lo, x, tuple(perm), "to_last")
+        x = transpose(lo, x, to_last, "to_last")
     if not largest:
         x = _neg(lo, x)
     values, indices = lo.emit(
@@ -418,7 +417,7 @@ def topk(node: Node, lo: Lowering) -> None:
     if not largest:
         values = _neg(lo, values)
     for name, y in zip(node.outputs, (values, indices), strict=True):
-        lo.bind(name, transpose(lo, y, tuple(perm), "from_last") if axis != rank - 1 else y)
+        lo.bind(name, transpose(lo, y, back, "from_last") if axis != rank - 1 else y)
 
 
 @converter("ArgMax", "ArgMin")
