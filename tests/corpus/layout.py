@@ -113,11 +113,18 @@ def litert_inputs(model: one_cmds.Model, record: list[np.ndarray], layout: str) 
 
 
 def measure(
-    entry: Entry, layout: str, workdir: Path, expected: list[list[np.ndarray]]
+    entry: Entry,
+    layout: str,
+    workdir: Path,
+    expected: list[list[np.ndarray]],
+    optimize: str | None = None,
 ) -> LayoutResult:
-    """Import ``entry`` in ``layout``, count its TRANSPOSEs and judge it against ``expected``
-    (onnxruntime's outputs on :func:`records`)."""
+    """Import ``entry`` in ``layout`` (then ``optimize`` it at that level, if given), count
+    its TRANSPOSEs and judge it against ``expected`` (onnxruntime's outputs on
+    :func:`records`)."""
     model = import_entry(entry, layout)
+    if optimize is not None:
+        model = one_cmds.optimize(model, optimize)
     total, boundary = count(model)
     path = workdir / f"{entry.id}.{layout}.tflite"
     one_cmds.save(model, str(path))

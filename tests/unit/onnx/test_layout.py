@@ -180,6 +180,15 @@ def squeeze_excitation(b: Builder, y: str) -> str:
     return b.node("Mul", [y, s])
 
 
+def paddle_excitation(b: Builder, y: str) -> str:
+    """Paddle's squeeze-excitation: the 1x1 Convs' biases as Adds of [1, C, 1, 1] constants."""
+    squeezed = b.node("ReduceMean", [y], axes=[2, 3], keepdims=1)
+    hidden = b.node("Conv", [squeezed, b.random(2, 8, 1, 1)])
+    hidden = b.node("Relu", [b.node("Add", [hidden, b.random(1, 2, 1, 1)])])
+    s = b.node("Add", [b.node("Conv", [hidden, b.random(8, 2, 1, 1)]), b.random(1, 8, 1, 1)])
+    return b.node("Mul", [y, b.node("Sigmoid", [s])])
+
+
 def gemm_excitation(b: Builder, y: str) -> str:
     """y · unsqueeze(σ(gemm(relu(gemm(mean(y)))))): the excitation is computed on [N, C]."""
     pooled = b.node("ReduceMean", [y], axes=[2, 3], keepdims=0)
@@ -188,8 +197,13 @@ def gemm_excitation(b: Builder, y: str) -> str:
     return b.node("Mul", [y, b.node("Unsqueeze", [s, b.const([2, 3], np.int64)])])
 
 
-def test_squeeze_excitation_sinks(tmp_path):
-    assert_one_transpose_at_the_input(check(between_convs(squeeze_excitation), tmp_path))
+@pytest.mark.parametrize("excitation", [squeeze_excitation, paddle_excitation])
+def test_squeeze_excitation_sinks(tmp_path, excitation):
+    """The excitation is [N, C, 1, 1]: its layout changes are RESHAPEs, which the pass moves
+    like TRANSPOSEs, so none is left between the 1x1 Convs (one RESHAPE: the head's Flatten)."""
+    imported = check(between_convs(excitation), tmp_path)
+    assert_one_transpose_at_the_input(imported)
+    assert kinds(imported).count("RESHAPE") == 1
 
 
 def test_squeeze_excitation_with_gemm_gets_a_side_reshape(tmp_path):
@@ -656,24 +670,40 @@ def test_channels_last_single_channel_output_after_elementwise(tmp_path):
     assert "TRANSPOSE" not in kinds(imported) and "RESHAPE" not in kinds(imported)
 
 
-def paddle_hard_swish(b: Builder, y: str) -> str:
-    """Unfused BN as Mul/Add with [C,1,1] constants, Paddle's spelled-out hard swish
-    ``y · clip(y + 3, 0, 6) / 6`` (a diamond: ``y`` read by the Add and the last Mul), an
-    explicit Pad and a depthwise Conv."""
+def paddle_gated(b: Builder, y: str) -> str:
+    """Unfused BN as Mul/Add with [C,1,1] constants, a spelled-out hard-sigmoid gate
+    ``y · max(min(0.2·y + 0.5, 1), 0)`` (a diamond: ``y`` read by the gate's Mul and the last
+    Mul), an explicit Pad and a depthwise Conv."""
     y = b.node("Add", [b.node("Mul", [y, b.random(8, 1, 1)]), b.random(8, 1, 1)])
-    clipped = b.node("Clip", [b.node("Add", [y, b.const(3.0)]), b.const(0.0), b.const(6.0)])
-    y = b.node("Mul", [y, b.node("Div", [clipped, b.const(6.0)])])
+    gate = b.node("Add", [b.node("Mul", [y, b.const(0.2)]), b.const(0.5)])
+    gate = b.node("Max", [b.node("Min", [gate, b.const(1.0)]), b.const(0.0)])
+    y = b.node("Mul", [y, gate])
     pads = b.const([0, 0, 1, 1, 0, 0, 1, 1], np.int64)
     return b.conv(b.node("Pad", [y, pads]), 8, 8, group=8, pads=[0, 0, 0, 0])
 
 
-def test_hard_swish_diamond_sinks(tmp_path):
+def test_gated_diamond_sinks(tmp_path):
     """The TRANSPOSE after the first Conv sinks into the whole diamond at once (sinking into
-    the Add alone would leave the last Mul reading ``y`` in both layouts)."""
-    model = between_convs(paddle_hard_swish)
+    the gate alone would leave the last Mul reading ``y`` in both layouts)."""
+    model = between_convs(paddle_gated)
     assert_one_transpose_at_the_input(check(model, tmp_path))
     options = OnnxOptions(nchw_to_nhwc_input_shape=True, nchw_to_nhwc_output_shape=True)
     assert transposes(check_channels_last(model, tmp_path, options)) == []
+
+
+@pytest.mark.parametrize("scaled_last", [False, True])
+def test_spelled_out_hard_swish_is_one_operator(tmp_path, scaled_last):
+    """Paddle2ONNX's ``x·Clip(x + 3, 0, 6)/6``, the /6 before or after the product."""
+
+    def hard_swish(b: Builder, y: str) -> str:
+        clipped = b.node("Clip", [b.node("Add", [b.const(3.0), y]), b.const(0.0), b.const(6.0)])
+        if scaled_last:
+            return b.node("Div", [b.node("Mul", [clipped, y]), b.const(6.0)])
+        return b.node("Mul", [y, b.node("Mul", [clipped, b.const(1 / 6)])])
+
+    imported = check(between_convs(hard_swish), tmp_path)
+    assert_one_transpose_at_the_input(imported)
+    assert [k for k in kinds(imported) if k in ("HARD_SWISH", "MUL", "DIV")] == ["HARD_SWISH"]
 
 
 def test_diamond_that_does_not_close_keeps_its_transpose(tmp_path):

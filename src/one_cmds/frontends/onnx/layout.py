@@ -65,7 +65,7 @@ def _propagate(e: LayoutEditor) -> None:
     while changed:
         changed = False
         e.begin()
-        work = deque(e.g.ops("TRANSPOSE"))
+        work = deque(e.g.ops("TRANSPOSE", "RESHAPE"))
         while work:
             t = work.popleft()
             if e.alive(t) and sink.visit(t):

@@ -83,6 +83,23 @@ class LayoutEditor:
         """The permutation of a TRANSPOSE with a constant one (None for anything else)."""
         return transpose_perm(op)
 
+    def moved(self, op: Operator | None) -> Perm | None:
+        """:meth:`perm`, or for a RESHAPE of the same rank that only moves unit axes the
+        permutation it applies (the other axes, then the unit ones, each in their order):
+        the layout changes the pass moves."""
+        p = self.perm(op)
+        if p is not None or op is None or op.opcode != "RESHAPE":
+            return p
+        s, o = op.inputs[0].shape, op.outputs[0].shape
+        if len(s) != len(o) or sum(d is None for d in s) > 1:
+            return None
+        kept = [i for i, d in enumerate(s) if d != 1]
+        if [s[i] for i in kept] != [d for d in o if d != 1]:
+            return None
+        units = iter(i for i, d in enumerate(s) if d == 1)
+        others = iter(kept)
+        return tuple(next(others) if d != 1 else next(units) for d in o)
+
     def transposes_of(self, x: Tensor, p: Perm) -> list[Operator]:
         """The live ``TRANSPOSE(x, p)`` operators."""
         return [u for u in self.g.consumers(x) if u.inputs[0] is x and self.perm(u) == p]
@@ -110,7 +127,8 @@ class LayoutEditor:
         tensor = self.g.const(f"{name}/shape", np.asarray(target, np.int32), "INT32")
         out = self.g.tensor(name, x.dtype, shape)
         options = new_options("ReshapeOptions", newShape=target)
-        self.g.op("RESHAPE", [x, tensor], options, origin=origin, outputs=[out])
+        op = self.g.op("RESHAPE", [x, tensor], options, origin=origin, outputs=[out])
+        self.created.append(op)
         return out
 
     def rearranged(self, x: Tensor, p: Perm, origin: Origin, name: str) -> Tensor:

@@ -6,6 +6,12 @@ side TRANSPOSE is added (a side operand whose move only shifts unit axes is a RE
 costs nothing), no consumer is a reshape (rule 3 owns those chains) and the TRANSPOSE does not
 read a graph input (so it stays there, §5.5 (a)).
 
+Beyond §5.3: when sinking into the consumers alone would leave a side operand, the sink grows
+back from it through pushable operators to values it already reads (:meth:`Sink._closed`),
+so a diamond (Paddle's spelled-out hard swish, ``y * clip(y + 3, 0, 6) / 6``) is rewritten
+as one region; and an output TRANSPOSE heading a reshape chain costs what rule 3 then makes of
+that chain (a detector head's ``TRANSPOSE → RESHAPE → TRANSPOSE`` becomes one RESHAPE).
+
 Origins (circle §9): a composed or merged TRANSPOSE has the union of both; the TRANSPOSEs a
 sink adds after a consumer the union of the TRANSPOSEs it read through, a side one (or side
 RESHAPE) the sunk TRANSPOSE's; a rewritten consumer keeps its own.
@@ -45,8 +51,9 @@ class Sink(Rules):
         self.chains = Chains(e)
 
     def visit(self, t: Operator) -> bool:
-        """Apply rules 1 and 2 to the live TRANSPOSE ``t``; whether anything changed."""
-        p = self.e.perm(t)
+        """Apply rules 1 and 2 to the live TRANSPOSE ``t`` (or RESHAPE moving unit axes: the
+        TRANSPOSE it stands for); whether anything changed."""
+        p = self.e.moved(t)
         if p is None:
             return False
         x, out = t.inputs[0], t.outputs[0]
@@ -58,7 +65,7 @@ class Sink(Rules):
         if is_identity(p):
             return self.e.redirect(out, x)
         inner = self.g.producer(x)
-        a = self.e.perm(inner)
+        a = self.e.moved(inner)
         if a is not None:
             return self._compose(inner, a, t, p)
         changed = self._merge_twins(t, p)
@@ -81,7 +88,7 @@ class Sink(Rules):
         changed = False
         out = t.outputs[0]
         for u in self.g.consumers(out):
-            b = self.e.perm(u)
+            b = self.e.moved(u)
             if b is not None and u.inputs[0] is out:
                 changed = self._compose(t, p, u, b) or changed
         return changed
@@ -93,7 +100,7 @@ class Sink(Rules):
         c = compose(a, b)
         if is_identity(c):
             return self.e.redirect(out, x)
-        self.g.replace(out, self.e.transpose(x, c, origin_of(inner, outer), out.name))
+        self.g.replace(out, self.e.rearranged(x, c, origin_of(inner, outer), out.name))
         return True
 
     # -- rule 2 ------------------------------------------------------------------------------
@@ -170,7 +177,7 @@ class Sink(Rules):
         if src is not None and id(src) in plans:
             if plans[id(src)].out_perms[src.outputs.index(w)] == p:
                 return PENDING, None
-        elif self.e.perm(src) == p and const_value(src.inputs[0]) is None:
+        elif self.e.moved(src) == p and const_value(src.inputs[0]) is None:
             return THROUGH, src
         if const_value(w) is not None:
             return CONST, None

@@ -129,6 +129,8 @@ def _bound(lo: Lowering, node: Node, k: int, attr: str, dtype: str) -> float | T
 def clip(node: Node, lo: Lowering) -> None:
     """Constant float bounds (0, ∞), (0, 6), (−1, 1): RELU, RELU6, RELU_N1_TO_1; others
     MAXIMUM then MINIMUM (also with tensor bounds)."""
+    if fusions.claim(node, lo):
+        return
     x = lo.value(node.input(0))
     low, high = (_bound(lo, node, k, attr, x.dtype) for k, attr in ((1, "min"), (2, "max")))
     fast = {(0.0, None): "RELU", (0.0, 6.0): "RELU6", (-1.0, 1.0): "RELU_N1_TO_1"}

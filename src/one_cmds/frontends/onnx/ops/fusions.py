@@ -3,7 +3,9 @@
 * ``½·x·(1+erf(x/√2))`` → GELU; ``½·x·(1+tanh(√(2/π)·(x+0.044715·x³)))`` → GELU(approximate),
   with the products and sums in any operand order, ``/c`` for ``·(1/c)``, ``x³`` as
   ``Pow(x, 3)`` or two Muls, constants within 1e−6;
-* ``x·HardSigmoid(x)`` with α = 1/6, β = ½ → HARD_SWISH.
+* ``x·HardSigmoid(x)`` with α = 1/6, β = ½ → HARD_SWISH; so does the spelled-out form
+  Paddle2ONNX writes, ``x·Clip(x + 3, 0, 6)/6`` (``/6`` before or after the product, as a Div
+  or a Mul by 1/6, operands in any order).
 
 The matches are found once per import over the whole graph. Every node of a chain is still
 handed to its converter, which first calls :func:`claim`: the chain's last node emits the fused
@@ -219,7 +221,57 @@ def _hard_swish(uses: Uses, hard_sigmoid: Node) -> Fusion | None:
     return Fusion("HARD_SWISH", x, None, frozenset({hard_sigmoid.index, mul.index}), mul.index)
 
 
-MATCHERS = {"Erf": _erf_gelu, "Tanh": _tanh_gelu, "HardSigmoid": _hard_swish}
+def _clip_bounds(uses: Uses, clip: Node) -> tuple[float | None, float | None]:
+    """Clip's (min, max): inputs 1 and 2 from opset 11, attributes before; None if absent."""
+    x = clip.input(0)
+    if clip.since_version is not None and clip.since_version < 11:
+        low, high = clip.attr("min"), clip.attr("max")
+        return (None if low is None else float(low)), (None if high is None else float(high))
+    bounds = [uses.scalar(name, x) if name else None for name in (*clip.inputs[1:3], "", "")]
+    return bounds[0], bounds[1]
+
+
+def _shifted_by_three(uses: Uses, name: str) -> tuple[Node, str] | None:
+    """(the Add, ``x``) when ``name`` is ``x + 3``."""
+    add = uses.made_by(name, "Add")
+    if add is None:
+        return None
+    for x, k in (add.inputs[:2], add.inputs[1::-1]):
+        three = uses.scalar(k, x)
+        if three is not None and uses.lo.const(x) is None and _near(three, 3):
+            return add, x
+    return None
+
+
+def _spelled_hard_swish(uses: Uses, clip: Node) -> Fusion | None:
+    low, high = _clip_bounds(uses, clip)
+    shifted = _shifted_by_three(uses, clip.input(0))
+    if shifted is None or low is None or high is None or not (_near(low, 0) and _near(high, 6)):
+        return None
+    add, x = shifted
+    c = clip.outputs[0]
+    first = uses.sole_reader(c, "Mul", "Div")
+    if first is None:
+        return None
+    if uses.scaling(first, 1 / 6) == c:  # x·(clip/6)
+        last = uses.sole_reader(first.outputs[0], "Mul")
+        ok = last is not None and _operands(last) == sorted([x, first.outputs[0]])
+    else:  # (x·clip)/6
+        last = uses.sole_reader(first.outputs[0], "Mul", "Div")
+        ok = _operands(first) == sorted([x, c]) and last is not None
+        ok = ok and uses.scaling(last, 1 / 6) == first.outputs[0]
+    nodes = [add, clip, first, last]
+    if not ok or uses.lo.dtype(x) != "FLOAT32" or not uses.closed(nodes, last):
+        return None
+    return Fusion("HARD_SWISH", x, None, frozenset(n.index for n in nodes), last.index)
+
+
+MATCHERS = {
+    "Erf": _erf_gelu,
+    "Tanh": _tanh_gelu,
+    "HardSigmoid": _hard_swish,
+    "Clip": _spelled_hard_swish,
+}
 _FOUND: weakref.WeakKeyDictionary[Lowering, dict[int, Fusion]] = weakref.WeakKeyDictionary()
 
 
