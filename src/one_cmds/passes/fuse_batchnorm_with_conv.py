@@ -3,15 +3,16 @@ shift)``, commutative at both levels, becomes one Conv2D with ``W'[o] = W[o]·sc
 ``b' = b·scale + shift`` and the Add's activation.
 
 Conditions: Conv and Mul without activation; W and b constant, W float32 OHWI with
-``W.shape[0] == C``, b of shape ``[C]``; scale and shift constant float32 ``[1,1,1,C]``. No
+``W.shape[0] == C``, b of shape ``[C]``; scale and shift constant float32 ``[1,1,1,C]``, or
+(adopted beyond §5.1) one value each (:func:`~.toolkit.batchnorm.per_channel`). No
 single-consumer check: a Conv with other users stays for them.
 """
 
 from __future__ import annotations
 
 from . import graph_pass
-from .toolkit import GraphEditor, activation, channel_vector, const_value, origin_of, with_options
-from .toolkit.batchnorm import batchnorms_after
+from .toolkit import GraphEditor, activation, const_value, origin_of, with_options
+from .toolkit.batchnorm import batchnorms_after, per_channel
 
 
 @graph_pass("fuse_batchnorm_with_conv", exact=False)
@@ -25,8 +26,8 @@ def fuse_batchnorm_with_conv(g: GraphEditor) -> int:
         if weights is None or bias is None or w.dtype != "FLOAT32" or weights.ndim != 4:
             continue
         channels = weights.shape[0]
-        scale = channel_vector(found.scale, channels, ranks=(4,))
-        shift = channel_vector(found.shift, channels, ranks=(4,))
+        scale = per_channel(found.scale, channels, ranks=(4,))
+        shift = per_channel(found.shift, channels, ranks=(4,))
         if scale is None or shift is None or bias.shape != (channels,):
             continue
         fused_w = g.const(f"{w.name}/fused_bn", weights * scale.reshape(-1, 1, 1, 1))

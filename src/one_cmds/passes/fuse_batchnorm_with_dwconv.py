@@ -2,7 +2,8 @@
 scale), shift)``, commutative, becomes one DepthwiseConv2D with ``W'[0,h,w,c] =
 W[0,h,w,c]·scale[c]``, ``b' = b·scale + shift`` and the Add's activation.
 
-Conditions: scale and shift constant, shaped ``[C]`` or ``[1,1,1,C]``; Mul and Add float32;
+Conditions: scale and shift constant, shaped ``[C]`` or ``[1,1,1,C]`` (or, adopted beyond
+§5.2, one value each); Mul and Add float32;
 Mul without activation, Add with NONE or RELU6; W constant float32 ``[1,H,W,C]``; the
 DepthwiseConv2D without activation, with depth multiplier 1 and a constant float32 bias
 ``[C]``. Reference: also fires for a multiplier M > 1, scaling the filter by

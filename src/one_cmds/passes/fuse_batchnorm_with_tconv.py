@@ -5,7 +5,8 @@ Add follows as its own operator with the Add's origin.
 
 Conditions: TransposeConv without activation, W constant float32 rank 4 (OHWI), bias absent
 or constant float32 shaped ``[..., O]`` with leading ones; scale and shift constant of rank 1
-or 4 shaped ``[O]``/``[1,1,1,O]``; Mul and Add float32; Add with NONE, RELU or RELU6.
+or 4 shaped ``[O]``/``[1,1,1,O]`` (or, adopted beyond §5.3, one value each); Mul and Add
+float32; Add with NONE, RELU or RELU6.
 Reference: takes a non-constant bias for an absent one (dropping it) and does not look at
 the Mul's activation; here a non-constant bias or a Mul with an activation does not match.
 """

@@ -66,6 +66,16 @@ def test_fuses_into_one_conv_with_the_adds_activation(swap_mul, swap_add, add_ac
     assert kinds(model) == ["CONV_2D", "MUL", "ADD"], "the input model is untouched"
 
 
+@pytest.mark.parametrize("scale_shape", [(1,), (1, 1, 1, 1), ()])
+def test_one_value_scale_and_shift_fuse(scale_shape):
+    """A scalar affine after the Conv (PP-LCNetV3's learnable affine block), adopted beyond
+    §5.1: every output channel is scaled and shifted by the one value."""
+    model = bn_net(scale_shape=scale_shape)
+    after = optimized(model, PASS)
+    assert kinds(after) == ["CONV_2D"]
+    assert_same_outputs(model, after)
+
+
 def test_a_shared_conv_is_duplicated_not_mutated():
     expect = ["CONV_2D", "CONV_2D", "RELU"]
     assert_optimized(bn_net(second_use=True), PASS, expect=expect, any_order=True)
@@ -75,7 +85,6 @@ def test_a_shared_conv_is_duplicated_not_mutated():
     "variant",
     [
         {"scale_shape": (4,)},  # rank 1 is not the pattern of §5.1
-        {"scale_shape": (1, 1, 1, 1)},  # not per channel
         {"conv_act": 1},
         {"mul_act": 1},
     ],

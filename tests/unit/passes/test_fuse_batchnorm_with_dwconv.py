@@ -56,7 +56,7 @@ def dw_bn_net(
     )
 
 
-@pytest.mark.parametrize("shape", [(4,), (1, 1, 1, 4)])
+@pytest.mark.parametrize("shape", [(4,), (1, 1, 1, 4), (1,), ()])
 @pytest.mark.parametrize("swap", [False, True])
 @pytest.mark.parametrize("add_act", [0, 3])
 def test_fuses_into_one_dwconv_with_the_adds_activation(shape, swap, add_act):

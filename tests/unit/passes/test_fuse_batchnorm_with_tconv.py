@@ -49,7 +49,7 @@ def tconv_bn_net(
     )
 
 
-@pytest.mark.parametrize("shape", [(2,), (1, 1, 1, 2)])
+@pytest.mark.parametrize("shape", [(2,), (1, 1, 1, 2), (1,), (1, 1, 1, 1)])
 @pytest.mark.parametrize("bias", ["const", "rank4", None])
 @pytest.mark.parametrize("swap", [False, True])
 def test_fuses_into_one_tconv(shape, bias, swap):
@@ -98,7 +98,6 @@ def test_a_shared_tconv_stays_for_its_other_user():
     "variant",
     [
         {"shape": (1, 1, 2)},  # rank 3
-        {"shape": (1, 1, 1, 1)},  # not per channel
         {"tconv_act": 2},  # RELU_N1_TO_1 stays fused in the TransposeConv
         {"add_act": 2},  # RELU_N1_TO_1 is not accepted on the Add
         {"mul_act": 1},

@@ -17,6 +17,7 @@ from .values import (
     RELU6,
     activation,
     channel_vector,
+    const_value,
     is_float32,
     split_const,
     with_options,
@@ -73,10 +74,23 @@ def channelwise_mul_add(g: GraphEditor, add: Operator) -> MulAdd | None:
     return found
 
 
+def per_channel(t: Tensor | None, channels: int, *, ranks: tuple[int, ...]) -> np.ndarray | None:
+    """:func:`channel_vector`, or a one-element float32 constant of rank at most 4 repeated
+    ``channels`` times: a scalar affine after a convolution (PP-LCNetV3's learnable affine
+    blocks) folds into it like a batch norm. **Adopted** beyond optimization.md §5.1–§5.3,
+    whose reference passes want one value per channel."""
+    vector = channel_vector(t, channels, ranks=ranks)
+    value = const_value(t)
+    if vector is not None or value is None or value.size != 1 or value.ndim > 4:
+        return vector
+    return np.full(channels, value.reshape(()), np.float32) if t.dtype == "FLOAT32" else None
+
+
 def scale_shift(found: MulAdd, channels: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The flat scale and shift when both are shaped ``[C]`` or ``[1, 1, 1, C]``."""
-    scale = channel_vector(found.scale, channels, ranks=(1, 4))
-    shift = channel_vector(found.shift, channels, ranks=(1, 4))
+    """The flat scale and shift when both are shaped ``[C]`` or ``[1, 1, 1, C]`` or hold one
+    value (:func:`per_channel`)."""
+    scale = per_channel(found.scale, channels, ranks=(1, 4))
+    shift = per_channel(found.shift, channels, ranks=(1, 4))
     return None if scale is None or shift is None else (scale, shift)
 
 
