@@ -4,7 +4,9 @@ follows as its own operator with the Add's origin.
 
 Conditions: TransposeConv without activation and without bias, W constant float32 rank 4
 (OHWI); its only consumer is a float32 Add with NONE, RELU or RELU6 whose other operand is a
-constant float32 ``[O]`` (rank 1, O = ``W.shape[0]``).
+constant float32 ``[O]`` (O = ``W.shape[0]``) or, adopted beyond §5.6 (rank 1 only there),
+``[1, 1, 1, O]``: the bias an NCHW export adds as ``[1, O, 1, 1]`` after the layout pass
+(PaddleOCR's DB head), then a rank-1 copy.
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ def fuse_add_with_tconv(g: GraphEditor) -> int:
             continue
         if activation(add) not in TCONV_ADD_ACTIVATIONS:
             continue
-        if channel_vector(addend, weights.shape[0], ranks=(1,)) is None:
+        values = channel_vector(addend, weights.shape[0], ranks=(1, 4))
+        if values is None:
             continue
-        replace_by_tconv(g, add, tconv, [shape, w, x, addend], origin_of(tconv, add))
+        bias = addend if len(addend.shape) == 1 else g.const(f"{addend.name}/bias", values)
+        replace_by_tconv(g, add, tconv, [shape, w, x, bias], origin_of(tconv, add))
         rewrites += 1
     return rewrites

@@ -44,15 +44,18 @@ def tconv_add_net(
     return net.model()
 
 
+@pytest.mark.parametrize("addend", [(3,), (1, 1, 1, 3)])
 @pytest.mark.parametrize("swap", [False, True])
-def test_the_addend_becomes_the_bias(swap):
-    model = tconv_add_net(swap=swap)
+def test_the_addend_becomes_the_bias(swap, addend):
+    """A ``[1, 1, 1, O]`` addend (adopted beyond §5.6) becomes a rank-1 bias."""
+    model = tconv_add_net(swap=swap, addend=addend)
     after = optimized(model, PASS)
     assert kinds(after) == ["TRANSPOSE_CONV"]
     tconv = op_named(after, "TRANSPOSE_CONV")
     np.testing.assert_array_equal(
-        tconv.inputs[3].data, model.main.operators[1].inputs[0 if swap else 1].data
+        tconv.inputs[3].data, model.main.operators[1].inputs[0 if swap else 1].data.reshape(-1)
     )
+    assert tconv.inputs[3].shape == (3,)
     assert origin_names(after, tconv) == {"tconv", "add"}
     assert after.main.outputs[0].name == "add"
     assert_same_outputs(model, after)
@@ -77,7 +80,6 @@ def test_the_adds_relu_becomes_its_own_operator(add_act, kind):
         {"shared": True},  # the Add must be the only consumer
         {"tconv_act": 2},  # RELU_N1_TO_1 stays fused in the TransposeConv
         {"add_act": 2},
-        {"addend": (1, 1, 1, 3)},  # rank 1 only
         {"addend": (1,)},  # not per channel
         {"addend": "input"},
         {"filter_input": True},
