@@ -62,9 +62,10 @@ def onnx2tf_venv(path: Path) -> Path:
     return path / "bin"
 
 
-def named(entry: Entry, workdir: Path) -> Path:
-    """The model with every node named as Keras accepts a scope (``<op type>_<index>`` where
-    it has no name; characters such as Paddle2ONNX's ``@`` made ``_``), names unique."""
+def named(entry: Entry, workdir: Path) -> tuple[Path, onnx.GraphProto]:
+    """The model (its path and graph) with every node named as Keras accepts a scope
+    (``<op type>_<index>`` where it has no name; characters such as Paddle2ONNX's ``@`` made
+    ``_``), names unique."""
     model = onnx.load(str(model_path(entry)))
     seen: set[str] = set()
     for k, node in enumerate(model.graph.node):
@@ -73,17 +74,17 @@ def named(entry: Entry, workdir: Path) -> Path:
         seen.add(node.name)
     path = workdir / f"{entry.id}.onnx"
     onnx.save(model, str(path))
-    return path
+    return path, model.graph
 
 
 def convert_onnx2tf(entry: Entry, bin_dir: Path, workdir: Path) -> Path:
     """onnx2tf's float32 ``.tflite`` of ``entry`` (its log in ``<id>.onnx2tf.log`` beside)."""
-    source = named(entry, workdir)
+    source, graph = named(entry, workdir)
     rng = np.random.default_rng(0)
     np.save(workdir / SAMPLE, rng.uniform(0, 1, (20, 128, 128, 3)).astype(np.float32))
     shapes = [
         f"{i.name}:{','.join(map(str, s['shape']))}"
-        for i, s in zip(_graph_inputs(source), entry.inputs, strict=True)
+        for i, s in zip(_graph_inputs(graph), entry.inputs, strict=True)
     ]
     out = workdir / f"{entry.id}.onnx2tf"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
@@ -102,8 +103,7 @@ def convert_onnx2tf(entry: Entry, bin_dir: Path, workdir: Path) -> Path:
     return result
 
 
-def _graph_inputs(path: Path) -> list[onnx.ValueInfoProto]:
-    graph = onnx.load(str(path), load_external_data=False).graph
+def _graph_inputs(graph: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
     constants = {t.name for t in graph.initializer}
     return [i for i in graph.input if i.name not in constants]
 
@@ -116,7 +116,7 @@ def onnx2tf_outputs(path: Path, entry: Entry, expected) -> list[list[np.ndarray]
 
     it = Interpreter(model_path=str(path))
     graph = onnx.load(str(model_path(entry)), load_external_data=False).graph
-    names = [i.name for i in _graph_inputs(model_path(entry))]
+    names = [i.name for i in _graph_inputs(graph)]
     out_names = [o.name for o in graph.output]
     signed = bool(it.get_signature_list())
     if signed:
@@ -206,10 +206,7 @@ def main() -> None:
             try:
                 got = onnx2tf_outputs(theirs_path, entry, expected)
                 a, b = invoke_seconds([ours_path, theirs_path], args.threads, args.runs)
-            except (
-                RuntimeError,
-                ValueError,
-            ) as e:  # its model does not run in LiteRT's default resolver
+            except (RuntimeError, ValueError) as e:  # it does not run in LiteRT's default resolver
                 reason = str(e).split(".")[0][:80]
                 row = f"| {entry.id} | {ours.transposes} / {theirs} | {ours.worst:.1e} / - | - |"
                 print(f"{row} onnx2tf's model does not run: {reason} |", flush=True)

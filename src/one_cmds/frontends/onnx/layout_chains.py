@@ -159,10 +159,10 @@ class Chains(Rules):
         chain = self._chain(head)
         if all(op.opcode == "TRANSPOSE" for op in chain):
             return None  # rule 1's case: Sink._output_cost counts it
-        atoms = self._atoms(unpermuted(o.shape, q), chain, q)
+        shape = unpermuted(o.shape, q)
+        atoms = self._atoms(shape, chain, q)
         if atoms is None:
             return None
-        shape = unpermuted(o.shape, q)
         best = _best(atoms, shape, chain[-1].outputs[0].shape)
         return _measure(best)[0] - sum(op.opcode == "TRANSPOSE" for op in chain)
 

@@ -13,7 +13,7 @@ from ..errors import Unsupported
 from ..lowering import Lowering, converter
 from ..node import Node
 from . import fusions
-from .common import axis_last, reshape, transpose
+from .common import axis_last, clip_bound, reshape, transpose
 from .elementwise import narrowed, op, scalar, scaled, shifted, widened
 
 SELU_ALPHA = 1.67326319217681884765625
@@ -109,20 +109,11 @@ def mish(node: Node, lo: Lowering) -> None:
 def _bound(lo: Lowering, node: Node, k: int, attr: str, dtype: str) -> float | Tensor | None:
     """Clip's lower (k 1) or upper (k 2) bound: a number, a tensor, or None when there is none
     or it lies outside ``dtype``'s range (the limits of opset < 11 attributes)."""
-    if node.since_version < 11:
-        value = node.attr(attr)
-    else:
-        name = node.input(k)
-        if not name:
-            return None
-        const = lo.const(name)
-        if const is None:
-            return lo.value(name)
-        value = float(const.reshape(()))
-    if value is None:
-        return None
+    value = clip_bound(lo, node, k, attr)
+    if value is None or isinstance(value, str):
+        return None if value is None else lo.value(value)
     info = np.finfo(np.float32) if dtype == "FLOAT32" else np.iinfo(np.int32)
-    return float(value) if info.min < value < info.max else None
+    return value if info.min < value < info.max else None
 
 
 @converter("Clip")

@@ -42,6 +42,19 @@ def axis_last(rank: int, axis: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return to_last, tuple(back)
 
 
+def clip_bound(lo: Lowering, node, k: int, attr: str) -> float | str | None:
+    """Clip's lower (k 1) or upper (k 2) bound: a number (the attribute before opset 11, a
+    constant input after), the name of a non-constant input, or None when there is none."""
+    if node.since_version is not None and node.since_version < 11:
+        value = node.attr(attr)
+        return None if value is None else float(value)
+    name = node.input(k)
+    if not name:
+        return None
+    const = lo.const(name)
+    return name if const is None else float(const.reshape(()))
+
+
 def reshape(lo: Lowering, x: Tensor, shape: list[int], purpose: str = "reshape") -> Tensor:
     """``RESHAPE(x, shape)`` with a constant INT32 target."""
     target = lo.constant(np.array(shape, np.int32), lo.helper_name(f"{purpose}/shape"))

@@ -24,7 +24,7 @@ import onnx
 
 from ..lowering import Lowering
 from ..node import Node
-from .common import options
+from .common import clip_bound, options
 
 TOLERANCE = 1e-6
 KAPPA = 0.044715
@@ -221,16 +221,6 @@ def _hard_swish(uses: Uses, hard_sigmoid: Node) -> Fusion | None:
     return Fusion("HARD_SWISH", x, None, frozenset({hard_sigmoid.index, mul.index}), mul.index)
 
 
-def _clip_bounds(uses: Uses, clip: Node) -> tuple[float | None, float | None]:
-    """Clip's (min, max): inputs 1 and 2 from opset 11, attributes before; None if absent."""
-    x = clip.input(0)
-    if clip.since_version is not None and clip.since_version < 11:
-        low, high = clip.attr("min"), clip.attr("max")
-        return (None if low is None else float(low)), (None if high is None else float(high))
-    bounds = [uses.scalar(name, x) if name else None for name in (*clip.inputs[1:3], "", "")]
-    return bounds[0], bounds[1]
-
-
 def _shifted_by_three(uses: Uses, name: str) -> tuple[Node, str] | None:
     """(the Add, ``x``) when ``name`` is ``x + 3``."""
     add = uses.made_by(name, "Add")
@@ -244,9 +234,10 @@ def _shifted_by_three(uses: Uses, name: str) -> tuple[Node, str] | None:
 
 
 def _spelled_hard_swish(uses: Uses, clip: Node) -> Fusion | None:
-    low, high = _clip_bounds(uses, clip)
+    low, high = (clip_bound(uses.lo, clip, k, attr) for k, attr in ((1, "min"), (2, "max")))
     shifted = _shifted_by_three(uses, clip.input(0))
-    if shifted is None or low is None or high is None or not (_near(low, 0) and _near(high, 6)):
+    bounds = [b if isinstance(b, float) else None for b in (low, high)]
+    if shifted is None or None in bounds or not (_near(bounds[0], 0) and _near(bounds[1], 6)):
         return None
     add, x = shifted
     c = clip.outputs[0]
