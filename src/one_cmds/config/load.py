@@ -134,7 +134,8 @@ def plan_from_arguments(
     """The one-step plan of a single-step driver (``one-optimize -i a -o b ...``).
 
     ``cli`` holds the options given on its command line; with ``config`` the driver also
-    reads its own section (``section`` names another one, hidden ``-S``). Without a
+    reads its own section (``section`` names another one, hidden ``-S``) and the global
+    ``[profile]`` and ``[Environment]``, as ``onecc -C`` would for that step. Without a
     configuration, errors are command-line errors (exit 2).
     """
     if optimization is not None:
@@ -143,6 +144,7 @@ def plan_from_arguments(
     settings: Settings = {}
     main = COMMAND_LINE
     name = section or driver
+    profile, environment = False, {}
     if config is not None:
         parsed = read_config(os.path.expanduser(config))
         path = parsed.path
@@ -150,6 +152,7 @@ def plan_from_arguments(
             raise _section_missing(parsed, name)
         main = parsed.source(name)
         settings = convert_values(driver, parsed.sections[name], main)
+        profile, environment = read_profile(parsed), read_environment(parsed)
     groups = [load_group(optimization, main)] if optimization is not None else []
     options = build_options(
         driver,
@@ -159,4 +162,4 @@ def plan_from_arguments(
         cli=_command_line(cli, driver, usage=config is None),
     )
     step = step_of(driver, options, name if config is not None else None)
-    return Plan(steps=[step], config_path=path)
+    return Plan(steps=[step], environment=environment, profile=profile, config_path=path)

@@ -7,6 +7,7 @@ circle-format-and-metadata.md §8 and §12 say.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -85,6 +86,7 @@ class _Converter:
         self.tree = tree
         self.data = data
         self.buffers = [self._buffer(i, b) for i, b in enumerate(tree.buffers or [])]
+        self.readers = Counter(t.buffer for g in tree.subgraphs or [] for t in g.tensors or [])
 
     def _buffer(self, index: int, b: Any) -> Buffer | None:
         if index == 0:
@@ -118,13 +120,34 @@ class _Converter:
     def _graph(self, g: Any, codes: list[tuple[str, str | None, int]]) -> Graph:
         tensors = [self._tensor(t) for t in g.tensors or []]
         operators = [self._operator(op, codes, tensors) for op in g.operators or []]
-        return Graph(
+        graph = Graph(
             name=_text(g.name) or "",
             inputs=[tensors[i] for i in _indices(g.inputs)],
             outputs=[tensors[i] for i in _indices(g.outputs)],
             operators=operators,
             tensors=tensors,
         )
+        self._empty_constants(graph, [t.buffer for t in g.tensors or []])
+        return graph
+
+    def _empty_constants(self, graph: Graph, indices: list[int]) -> None:
+        """Zero-element tensors that no operator writes and that are neither graph inputs
+        nor variables are constants: their value, the empty array, is known, and an empty
+        buffer is all a file can hold for them (luci's importer reads them so too). A reshape
+        to a scalar keeps its constant target shape through a file."""
+        made = {id(t) for op in graph.operators for t in op.outputs}
+        made.update(id(t) for t in graph.inputs)
+        for t, index in zip(graph.tensors, indices, strict=True):
+            if t.is_constant or t.is_variable or id(t) in made:
+                continue
+            if not t.is_static or 0 not in t.shape:
+                continue
+            empty = np.empty(0, np.uint8)
+            empty.flags.writeable = False
+            if t.buffer is not None and self.readers[index] == 1:
+                t.buffer.raw = empty  # its own buffer: it keeps its place in the file
+            else:
+                t.buffer = Buffer(empty)
 
     def _tensor(self, t: Any) -> Tensor:
         shape = _indices(t.shape)

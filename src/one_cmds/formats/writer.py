@@ -87,6 +87,17 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
         return write_atomically(path, write)
 
 
+def settle(model: Model) -> None:
+    """Give ``model`` the order its file has: operator codes and each graph's tensor list as
+    :func:`save` writes them, which is what loading the file gives back. A model handed on
+    in memory after its step's file is written then continues as a re-read one would, so
+    later items follow the same file order either way (cli-and-config.md §10)."""
+    layout = _Layout(model, profile=False)
+    model.operator_codes = list(layout.codes)
+    for graph, tensors in zip(model.graphs, layout.tensors, strict=True):
+        graph.tensors = list(tensors)
+
+
 def _external(layout: _Layout, ident: bytes, version: int) -> ExternalFile:
     """Weights after the flatbuffer, each 16-byte aligned; offsets are counted from 0."""
     placeholder = {id(b): (2**40, b.nbytes) for b in layout.buffers if b.nbytes}

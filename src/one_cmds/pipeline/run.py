@@ -44,6 +44,7 @@ def run_plan(plan: Plan, *, verbose: bool = False) -> list[StepResult]:
 def _run_step(
     step: Step, stage: Stage, plan: Plan, previous: StepResult | None, verbose: bool
 ) -> StepResult:
+    from ..formats.writer import settle
     from ..stages.stage import StepResult
 
     options = step.options
@@ -58,6 +59,8 @@ def _run_step(
             console.out(f"{step.driver}: {input_path} ({source}, {before} operators)")
         model = stage.run(model, options)
         size = stage.save(model, options, plan.profile_for(step))
+        if stage.produces_model and model is not None:
+            settle(model)  # the next step gets it as it would read the file
         done = stage.done(options)
         if done is not None:
             console.out(done)

@@ -1,0 +1,112 @@
+"""The hand-off does not matter (cli-and-config.md §10): every UI case whose configuration
+runs two or more steps with success is run again as one ``onecc -C`` per step (the same
+configuration with only that step switched on, so each step reads the file the previous one
+wrote), and every file the two runs write, step logs aside, has the same bytes.
+
+One difference is by design and left out: profiling turned on for a later step only. In
+memory that step still knows the origins and the md5 of the first import; a file written
+without the tables cannot carry them (circle-format-and-metadata.md §7.1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from one_cmds.config.reader import ConfigFile, read_config
+from one_cmds.config.sections import PROFILE_KEYS, read_profile, read_switches
+from one_cmds.config.steps import ALL_STEPS, LEGACY_STEPS
+from one_cmds.config.values import to_bool
+from support.ui_cases import CASES, case_names, default_args, prepare, run_case
+
+STEP_SWITCH = re.compile(r"^(\s*)(\"?)(one-[\w-]+)(\"?)(\s*[=:]\s*)(.*)$")
+SWITCH_SECTIONS = ("[onecc]", "[one-build]")
+
+
+def _runs_steps(name: str) -> list[str]:
+    """The steps the case's configuration runs, if it is run with ``onecc -C`` and succeeds."""
+    from one_cmds.config.reader import tomllib
+
+    expect = tomllib.loads((CASES / name / "expect.toml").read_text())
+    if expect["exit_code"] != 0 or expect.get("program", "onecc") != "onecc":
+        return []
+    configs = [
+        p.name
+        for p in (CASES / name).iterdir()
+        if p.suffix in (".cfg", ".toml") and p.name != "expect.toml" and not p.name.startswith("O")
+    ]
+    if len(configs) != 1 or expect.get("args") not in (None, ["-C", configs[0]]):
+        return []
+    config = read_config(str(CASES / name / configs[0]))
+    steps = read_switches(config).enabled
+    profiles = [_profile(config, step) for step in steps]
+    if any(not a and b for a, b in itertools.pairwise(profiles)):
+        return []  # profiling on after a step without it: the documented difference
+    return steps
+
+
+def _profile(config: ConfigFile, step: str) -> bool:
+    """Whether ``step`` writes the profiling tables (cli-and-config.md §12)."""
+    section = config.sections.get(step, {})
+    for key in PROFILE_KEYS:
+        if key in section:
+            return to_bool(section[key], config.source(step), key)
+    return read_profile(config)
+
+
+def _cases() -> list[str]:
+    return [n for n in case_names() if len(_runs_steps(n)) > 1]
+
+
+def only_step(text: str, step: str) -> str:
+    """The configuration ``text`` with every step switch of [onecc]/[one-build] off but
+    ``step``'s (INI or TOML: the switch lines are alike)."""
+    lines, section = [], ""
+    steps = {*ALL_STEPS, *LEGACY_STEPS}
+    for line in text.splitlines():
+        if line.strip().startswith("["):
+            section = line.strip()
+        found = STEP_SWITCH.match(line)
+        if section in SWITCH_SECTIONS and found and found.group(3) in steps:
+            indent, quote, key, close, equals, _ = found.groups()
+            line = f"{indent}{quote}{key}{close}{equals}{'true' if key == step else 'false'}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` but the step logs (they hold times)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".log")
+    }
+
+
+def _written(folder: Path, before: dict[str, bytes]) -> dict[str, bytes]:
+    return {path: data for path, data in _files(folder).items() if path not in before}
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_separate_commands_write_the_same_files(name: str, tmp_path: Path) -> None:
+    whole, expect = prepare(name, tmp_path / "one")
+    given = _files(whole)
+    together = run_case(whole, expect)
+    assert together.returncode == 0, together.stderr
+    parts, _ = prepare(name, tmp_path / "steps")
+    config = default_args(parts)[1]
+    text = (parts / config).read_text()
+    given = {**given, **_files(parts)}
+    for k, step in enumerate(_runs_steps(name)):
+        single = f"step{k}.{config.rsplit('.', 1)[1]}"
+        given[single] = b""
+        (parts / single).write_text(only_step(text, step))
+        done = run_case(parts, {**expect, "args": ["-C", single]})
+        assert done.returncode == 0, f"{step} alone:\n{done.stdout}\n{done.stderr}"
+    a, b = _written(whole, given), _written(parts, given)
+    assert sorted(a) == sorted(b)
+    differ = [path for path in a if a[path] != b[path]]
+    assert not differ, f"in memory and through files differ: {differ}"
