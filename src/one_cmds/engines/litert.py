@@ -32,8 +32,14 @@ class LiteRTError(StageError):
 
 
 def _interpreter_class():
-    from ai_edge_litert.interpreter import Interpreter
-
+    """LiteRT's Interpreter; a missing or broken ``ai-edge-litert`` is a :class:`LiteRTError`
+    (``engine=auto`` then falls back to the reference interpreter)."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError as e:
+        missing = isinstance(e, ModuleNotFoundError)
+        reason = "is not installed" if missing else f"does not load ({_first_line(e)})"
+        raise LiteRTError(f"LiteRT (ai-edge-litert) {reason}: pip install ai-edge-litert") from None
     return Interpreter
 
 
@@ -59,14 +65,15 @@ class LiteRTRunner:
         outputs = {id(t) for t in model.main.outputs}
         self.extra = [t for t in dict.fromkeys(extra) if id(t) not in outputs]
         self.threads = threads or usable_cpus()
-        self._interpreters = self._open(_with_outputs(model, self.extra), slots)
+        interpreter = _interpreter_class()
+        self._interpreters = self._open(interpreter, _with_outputs(model, self.extra), slots)
         first = self._interpreters[0]
         self._inputs = [d["index"] for d in first.get_input_details()]
         self._outputs = [d["index"] for d in first.get_output_details()]
         shapes = [tuple(d["shape"]) for d in first.get_input_details()]
         self._shapes = [list(shapes) for _ in self._interpreters]  # per slot, as allocated
 
-    def _open(self, copy: Model, slots: int) -> list:
+    def _open(self, interpreter: type, copy: Model, slots: int) -> list:
         from ..formats.writer import save
 
         folder = _SHM if os.path.isdir(_SHM) and os.access(_SHM, os.W_OK) else None
@@ -79,8 +86,7 @@ class LiteRTRunner:
             try:
                 with caught_output(detail):  # LiteRT's "Created ... XNNPACK delegate" line
                     interpreters = [
-                        _interpreter_class()(model_path=path, num_threads=self.threads)
-                        for _ in range(slots)
+                        interpreter(model_path=path, num_threads=self.threads) for _ in range(slots)
                     ]
                     for interpreter in interpreters:
                         interpreter.allocate_tensors()
@@ -116,12 +122,23 @@ class LiteRTRunner:
 
 
 def _with_outputs(model: Model, extra: list[Tensor]) -> Model:
-    """``model`` itself, or a copy whose subgraph 0 also outputs the ``extra`` tensors."""
-    if not extra:
+    """``model`` itself, or a copy whose subgraph 0 also outputs the ``extra`` tensors and
+    whose float tensors carry no scales: the per-channel qparams that weights fake-quantized
+    for calibration keep would make LiteRT refuse the model, and it computes floats without
+    them."""
+    scaled = [
+        t
+        for g in model.graphs
+        for t in g.referenced_tensors()
+        if t.dtype == "FLOAT32" and t.quant is not None and t.quant.scale is not None
+    ]
+    if not extra and not scaled:
         return model
     copy, pairs = model.copy_mapped()
     copy.main.outputs = [*copy.main.outputs, *(pairs[id(t)] for t in extra)]
     copy.signature_defs = []
+    for t in scaled:
+        pairs[id(t)].quant = None
     return copy
 
 
