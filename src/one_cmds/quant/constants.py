@@ -10,7 +10,7 @@ from .activations import DTYPES
 from .bias import bias_scales, quantize_bias
 from .errors import QuantizeError
 from .mixed_precision import Precision
-from .qparams import Range
+from .qparams import Ranges
 from .weights import WEIGHT_CHANNEL_AXIS, quantize_constant, quantize_weights
 
 ACTIVATION_CONSTANT_OPS = frozenset(
@@ -31,10 +31,10 @@ BIAS_INDEX = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "TRANS
 BIAS_INPUT = {"TRANSPOSE_CONV": 2}  # the activation input whose scale the bias uses
 
 
-def _qparam(ranges: list[Range], axis: int | None) -> QuantParam:
+def _qparam(ranges: Ranges, axis: int | None) -> QuantParam:
     return QuantParam(
-        scale=np.array([r.scale for r in ranges], np.float32),
-        zero_point=np.array([r.zero_point for r in ranges], np.int64),
+        scale=ranges.scale,
+        zero_point=ranges.zero_point,
         quantized_dimension=0 if axis is None else axis,
     )
 

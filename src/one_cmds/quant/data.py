@@ -4,7 +4,8 @@ Formats: ``h5`` (group ``value``, one subgroup per record, one dataset per input
 (a text file: per line one raw file with every input concatenated, or one raw file per
 input), ``dir`` (every regular file, sorted by name, is one record
 in the concatenated raw layout), ``npz`` (project addition: one array per input named
-``0``, ``1``, … with a leading record axis) and ``npy`` (project addition: a single-input model's
+``0``, ``1``, … or ``arr_0``, ``arr_1``, … as ``np.savez`` names them, with a leading record
+axis) and ``npy`` (project addition: a single-input model's
 records stacked on a leading axis). Without data: three seeded random records.
 """
 
@@ -175,21 +176,34 @@ def _stacked(arrays: Sequence[np.ndarray], inputs: Sequence[Tensor], path: str):
 
 
 def _npz(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
+    """Input ``i`` reads the array named ``i``, or ``arr_i`` as ``np.savez(path, *arrays)``
+    names them (a file holds one naming or the other)."""
     with _load(path) as archive:
-        names = [str(i) for i in range(len(inputs))]
+        n = len(inputs)
+        names = [str(i) for i in range(n)]
+        if not set(names) & set(archive.files) and f"arr_{0}" in archive.files:
+            names = [f"arr_{i}" for i in range(n)]
+        expected = _expected_arrays(names)
         missing = [name for name in names if name not in archive]
         if missing:
-            raise QuantizeError(f"Wrong number of inputs ({path} has no array '{missing[0]}')")
+            raise QuantizeError(
+                f"Wrong number of inputs ({path} has no array '{missing[0]}'; {expected})"
+            )
         extra = sorted(set(archive.files) - set(names))
         if extra:
             listed = ", ".join(f"'{name}'" for name in extra)
             raise QuantizeError(
                 f"Wrong number of inputs ({path} has arrays the model has no input for: "
-                f"{listed}; the model's {len(inputs)} inputs read arrays "
-                f"'0'..'{len(inputs) - 1}')"
+                f"{listed}; {expected})"
             )
-        arrays = [archive[str(i)] for i in range(len(inputs))]
+        arrays = [archive[name] for name in names]
     return _stacked(arrays, inputs, path)
+
+
+def _expected_arrays(names: list[str]) -> str:
+    if len(names) > 1:
+        return f"the model's {len(names)} inputs read arrays '{names[0]}'..'{names[-1]}'"
+    return f"the model's input reads array '{names[0]}'" if names else "the model has no inputs"
 
 
 def _npy(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import numpy as np
-
 from ..ir import Model, QuantParam, Tensor
 from .activations import fixed_output_qparams, general_int16_scales, quantize_activations
 from .calibration import record_minmax, store_ranges
@@ -59,10 +57,10 @@ def fake_quantize_weights(
             values, ranges = fake_quantized(w.data, layer.dtype, axis)
             new = Tensor.constant(w.name, values, "FLOAT32")
             new.quant = QuantParam(
-                scale=np.array([r.scale for r in ranges], np.float32),
-                zero_point=np.array([r.zero_point for r in ranges], np.int64),
-                min=np.array([r.nudged_min for r in ranges], np.float32),
-                max=np.array([r.nudged_max for r in ranges], np.float32),
+                scale=ranges.scale,
+                zero_point=ranges.zero_point,
+                min=ranges.nudged_min,
+                max=ranges.nudged_max,
             )
             op.inputs[spec[0]] = new
 

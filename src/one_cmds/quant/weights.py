@@ -12,10 +12,10 @@ from .qparams import (
     INT8_OFFSET,
     SYMMETRIC_MAX,
     UINT8_MAX,
-    Range,
-    activation_range,
-    asymmetric_uint8,
-    symmetric,
+    Ranges,
+    activation_ranges,
+    asymmetric_uint8_ranges,
+    symmetric_ranges,
 )
 from .rounding import round_away
 
@@ -33,17 +33,17 @@ class QuantizedWeights:
     """Integer values and, per channel (or one for the layer), the ranges used."""
 
     values: np.ndarray
-    ranges: list[Range]
+    ranges: Ranges
     axis: int | None
 
 
-def _slices(w: np.ndarray, axis: int | None) -> list[np.ndarray]:
-    if axis is None:
-        return [w]
-    return [np.take(w, c, axis=axis) for c in range(w.shape[axis])]
+def _channel_bounds(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The minimum and maximum of ``w`` (one pair) or of each slice along ``axis``."""
+    rows = w.reshape(1, -1) if axis is None else np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
+    return rows.min(axis=1), rows.max(axis=1)
 
 
-def _broadcast(values: list, axis: int | None, rank: int) -> np.ndarray:
+def _broadcast(values: np.ndarray, axis: int | None, rank: int) -> np.ndarray:
     arr = np.asarray(values, np.float32)
     if axis is None:
         return arr.reshape(())
@@ -56,12 +56,10 @@ def quantize_weights(w: np.ndarray, dtype: str, axis: int | None) -> QuantizedWe
     """Quantize float32 weights ``w`` ("uint8" asymmetric; "int16" and "int8" symmetric) over
     the whole tensor (``axis`` None) or per slice along ``axis``."""
     w = np.asarray(w, np.float32)
-    ranges = [
-        asymmetric_uint8(float(s.min()), float(s.max()))
-        if dtype == "uint8"
-        else symmetric(float(s.min()), float(s.max()), dtype)
-        for s in _slices(w, axis)
-    ]
+    lo, hi = _channel_bounds(w, axis)
+    ranges = (
+        asymmetric_uint8_ranges(lo, hi) if dtype == "uint8" else symmetric_ranges(lo, hi, dtype)
+    )
     values = requantize(w, ranges, axis, dtype, asymmetric=dtype == "uint8")
     return QuantizedWeights(values, ranges, axis)
 
@@ -70,19 +68,19 @@ def quantize_constant(c: np.ndarray, dtype: str) -> QuantizedWeights:
     """A float32 constant operand (§11.3) with its own range, as activations of ``dtype`` are
     (int8 asymmetric here, unlike int8 weights)."""
     c = np.asarray(c, np.float32)
-    ranges = [activation_range(float(c.min()), float(c.max()), dtype)]
+    ranges = activation_ranges(*_channel_bounds(c, None), dtype)
     values = requantize(c, ranges, None, dtype, asymmetric=dtype != "int16")
     return QuantizedWeights(values, ranges, None)
 
 
 def requantize(
-    w: np.ndarray, ranges: list[Range], axis: int | None, dtype: str, *, asymmetric: bool
+    w: np.ndarray, ranges: Ranges, axis: int | None, dtype: str, *, asymmetric: bool
 ) -> np.ndarray:
     """The integers of float32 ``w`` (clipped to the nudged ranges) under given ranges."""
     w = np.asarray(w, np.float32)
-    nudged_min = _broadcast([r.nudged_min for r in ranges], axis, w.ndim)
-    nudged_max = _broadcast([r.nudged_max for r in ranges], axis, w.ndim)
-    inverse = _broadcast([np.float32(1.0) / r.scale for r in ranges], axis, w.ndim)
+    nudged_min = _broadcast(ranges.nudged_min, axis, w.ndim)
+    nudged_max = _broadcast(ranges.nudged_max, axis, w.ndim)
+    inverse = _broadcast(np.float32(1.0) / ranges.scale, axis, w.ndim)
     x = np.clip(w, nudged_min, nudged_max)
     if asymmetric:
         q = round_away((x - nudged_min).astype(np.float32) * inverse)
@@ -94,12 +92,12 @@ def requantize(
     return np.clip(q, -k, k).astype(np.int16 if dtype == "int16" else np.int8)
 
 
-def fake_quantized(w: np.ndarray, dtype: str, axis: int | None) -> tuple[np.ndarray, list[Range]]:
+def fake_quantized(w: np.ndarray, dtype: str, axis: int | None) -> tuple[np.ndarray, Ranges]:
     """Stage 1: the weights quantized then dequantized back to float32, with the ranges."""
     quantized = quantize_weights(w, dtype, axis)
-    scale = _broadcast([r.scale for r in quantized.ranges], axis, np.ndim(w))
+    scale = _broadcast(quantized.ranges.scale, axis, np.ndim(w))
     q = quantized.values.astype(np.float32)
     if dtype == "uint8":
-        nudged_min = _broadcast([r.nudged_min for r in quantized.ranges], axis, np.ndim(w))
+        nudged_min = _broadcast(quantized.ranges.nudged_min, axis, np.ndim(w))
         return (q * scale + nudged_min).astype(np.float32), quantized.ranges
     return (q * scale).astype(np.float32), quantized.ranges
