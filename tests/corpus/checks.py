@@ -6,6 +6,8 @@
   not LiteRT kernel types).
 * ``layer_gap``: for every float tensor, SQNR(fake-quantized simulation) − SQNR(integer run)
   ≤ ``MAX_GAP_DB`` (the integer kernels lose at most that much against what the qparams allow).
+* ``file``: the model after each stage (import, resize, O1, the mode's quantization) is
+  what a save and a load give back (tests/support/model_equality.py).
 * ``mpeir``: the worst output's MPEIR against the float model ≤ ``MPEIR_BOUND[mode]``, for the
   project's integer run and for LiteRT's default resolver where it runs the model.
 
@@ -24,7 +26,7 @@ MAX_GAP_DB = 3.0
 MPEIR_BOUND = {"uint8/layer": 0.1, "uint8/channel": 0.1, "int8/channel": 0.1, "int16/channel": 0.01}
 LITERT_MODES = ("uint8/layer", "int8/channel")
 LITERT_CHECKS = ("litert_default", "litert_ref")
-ALL_CHECKS = (*LITERT_CHECKS, "layer_gap", "mpeir")
+ALL_CHECKS = (*LITERT_CHECKS, "layer_gap", "mpeir", "file")
 
 
 def enabled() -> bool:
@@ -41,13 +43,15 @@ def entries() -> list[Entry]:
 
 def checks_for(mode: str) -> tuple[str, ...]:
     """The checks that apply to ``mode``."""
-    return ALL_CHECKS if mode in LITERT_MODES else ("layer_gap", "mpeir")
+    return ALL_CHECKS if mode in LITERT_MODES else ("layer_gap", "mpeir", "file")
 
 
 def failure(r: ModeResult, check: str) -> str | None:
     """Why ``r`` fails ``check`` (a short, stable message), or None when it passes."""
     if r.error:
         return r.error
+    if check == "file":
+        return "; ".join(r.file_differences[:2]) or None
     if check in LITERT_CHECKS:
         status = r.litert.get(check.removeprefix("litert_"), "not run")
         return None if status == "ok" else f"LiteRT {check.removeprefix('litert_')}: {status}"

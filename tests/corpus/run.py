@@ -8,6 +8,8 @@ Per model: ``one_cmds.load`` → (``resize`` where the manifest fixes dynamic di
   BUILTIN_REF resolver (errors captured);
 * MPEIR of the outputs against the float model (project interpreter) for the project's
   integer run and for each LiteRT run that worked (the worst output's mean PEIR);
+* what a round trip through a file loses of the model after each stage (none: a file is
+  the model);
 * the per-layer gap between the integer run and the fake-quantized simulation, per float
   tensor: ``10·log10((N_int + F) / (N_sim + F))`` dB, ``N`` each run's summed squared error
   against float (``layer_errors``) and ``F = n·s²`` one step of the tensor's scale per
@@ -44,6 +46,7 @@ from one_cmds.interp import Interpreter as RawInterpreter
 from one_cmds.interp import RunContext
 from one_cmds.quant.fake_quantize import fake_quantize
 from one_cmds.quant.layer_errors import LayerError, comparison, quantized_inputs, tensor_pairs
+from support.model_equality import file_differences
 
 MODES = ("uint8/layer", "uint8/channel", "int16/channel", "int8/channel")
 RESOLVERS = ("default", "ref")
@@ -63,6 +66,7 @@ class Prepared:
     tensors: list[dict[str, np.ndarray]]  # every float tensor per test record
     times: dict[str, float] = field(default_factory=dict)
     float_litert: dict[str, str] = field(default_factory=dict)  # resolver -> "ok" / error
+    file_differences: list[str] = field(default_factory=list)  # what a file round trip loses
 
 
 @dataclass
@@ -82,6 +86,7 @@ class ModeResult:
     interp_error: str | None = None  # the integer run in the project's interpreter
     sim_error: str | None = None  # fake_quantize or the run of the simulation
     times: dict[str, float] = field(default_factory=dict)
+    file_differences: list[str] = field(default_factory=list)  # float stages, then quantized
 
 
 def _short(e: BaseException, limit: int = 300) -> str:
@@ -123,9 +128,12 @@ def prepare(entry: Entry, workdir: Path) -> Prepared:
     path = model_path(entry)
     shapes = [list(s["shape"]) for s in entry.inputs]
     model = _timed(times, "load", lambda: _load_model(path, entry.format, shapes))
+    lost = _file_check("import", model, workdir)
     if [list(t.shape) for t in model.main.inputs] != shapes:
         model = _timed(times, "resize", lambda: one_cmds.resize(model, [tuple(s) for s in shapes]))
+        lost += _file_check("resize", model, workdir)
     model = _timed(times, "optimize", lambda: one_cmds.optimize(model, "O1"))
+    lost += _file_check("O1", model, workdir)
     dtypes = [_np_dtype(t) for t in model.main.inputs]
     calibration = make_records(entry.id, entry.inputs, dtypes, "calibration", CALIBRATION)
     test = make_records(entry.id, entry.inputs, dtypes, "test", TEST)
@@ -133,7 +141,7 @@ def prepare(entry: Entry, workdir: Path) -> Prepared:
     interp = RawInterpreter(model)
     tensors = _timed(times, "float_run", lambda: [interp.run_all(r) for r in test])
     expected = [[t[o.name] for o in model.main.outputs] for t in tensors]
-    prep = Prepared(entry, model, npz, test, expected, tensors, times)
+    prep = Prepared(entry, model, npz, test, expected, tensors, times, file_differences=lost)
     float_file = workdir / f"{entry.id}.float.tflite"
     try:
         one_cmds.save(model, str(float_file))
@@ -142,6 +150,12 @@ def prepare(entry: Entry, workdir: Path) -> Prepared:
     except Exception as e:  # the float model itself does not run in LiteRT
         prep.float_litert = dict.fromkeys(RESOLVERS, _short(e))
     return prep
+
+
+def _file_check(stage: str, model: one_cmds.Model, workdir: Path) -> list[str]:
+    """What a save and a load lose of the model after ``stage`` (DESIGN.md: a file is the
+    model), each line prefixed with the stage."""
+    return [f"after {stage}: {line}" for line in file_differences(model, workdir)]
 
 
 def litert_run(path: Path, resolver: str, records: list[Record]) -> list[list[np.ndarray]]:
@@ -292,6 +306,7 @@ def run_mode(prep: Prepared, mode: str, workdir: Path) -> ModeResult:
             res.available = False
         res.error = f"quantize: {message}"
         return res
+    res.file_differences = [*prep.file_differences, *_file_check(mode, q, workdir)]
     _measure_litert(res, q, prep, workdir / f"{prep.entry.id}.{mode.replace('/', '_')}.tflite")
     try:
         int_rows, got = _timed(res.times, "interp_int", lambda: layer_run(prep, q))

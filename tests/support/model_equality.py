@@ -3,17 +3,20 @@ the structure (tensors paired by where graphs and operators use them, not by ide
 
 ``differences(a, b)`` lists what differs, as lines that name the graph, operator or tensor;
 an empty list means equal. ``origins=False`` leaves out the origins, the source table and the
-source md5 (a file written without profiling data does not carry them).
+source md5 (a file written without profiling data does not carry them). ``file_differences``
+checks the round trip through a file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from one_cmds.formats.writer import _Layout
+from one_cmds.formats.reader import load
+from one_cmds.formats.writer import _Layout, save
 from one_cmds.ir import Graph, Model, Operator, QuantParam, Tensor
 
 MAX_LINES = 20
@@ -174,3 +177,20 @@ def _same(where: str, a: Any, b: Any) -> Iterator[str]:
 def _short(value: Any, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def file_differences(model: Model, folder: Path, name: str = "model.circle") -> list[str]:
+    """What ``load(save(model))`` loses of ``model`` (origins, tables and md5 included when
+    the model knows its source's md5: it is then saved with the profiling data), and whether
+    saving the loaded model again gives the same bytes."""
+    profile = model.has_source_md5
+    first, second = folder / f"1.{name}", folder / f"2.{name}"
+    save(model, str(first), profile=profile)
+    again = load(str(first))
+    found = differences(model, again, origins=profile)
+    save(again, str(second), profile=profile)
+    if first.read_bytes() != second.read_bytes():
+        found.append("the file written again has other bytes")
+    first.unlink()
+    second.unlink()
+    return found

@@ -38,7 +38,7 @@ def _runs_steps(name: str) -> list[str]:
         for p in (CASES / name).iterdir()
         if p.suffix in (".cfg", ".toml") and p.name != "expect.toml" and not p.name.startswith("O")
     ]
-    if len(configs) != 1 or expect.get("args") not in (None, ["-C", configs[0]]):
+    if len(configs) != 1 or _extra_args(expect, configs[0]) is None:
         return []
     config = read_config(str(CASES / name / configs[0]))
     steps = read_switches(config).enabled
@@ -46,6 +46,17 @@ def _runs_steps(name: str) -> list[str]:
     if any(not a and b for a, b in itertools.pairwise(profiles)):
         return []  # profiling on after a step without it: the documented difference
     return steps
+
+
+def _extra_args(expect: dict, config: str) -> list[str] | None:
+    """What the case's command line adds to ``-C <config>`` (-V, -b, -T), or None when the
+    case runs otherwise (another program's, ``--dry-run``, ``-W``, options for a driver)."""
+    args = expect.get("args", ["-C", config])
+    if args[:2] != ["-C", config]:
+        return None
+    extra = args[2:]
+    flags = [a for k, a in enumerate(extra) if k == 0 or extra[k - 1] not in ("-b", "-T")]
+    return extra if set(flags) <= {"-V", "-b", "-T"} else None
 
 
 def _profile(config: ConfigFile, step: str) -> bool:
@@ -104,7 +115,8 @@ def test_separate_commands_write_the_same_files(name: str, tmp_path: Path) -> No
         single = f"step{k}.{config.rsplit('.', 1)[1]}"
         given[single] = b""
         (parts / single).write_text(only_step(text, step))
-        done = run_case(parts, {**expect, "args": ["-C", single]})
+        extra = _extra_args(expect, config) or []
+        done = run_case(parts, {**expect, "args": ["-C", single, *extra]})
         assert done.returncode == 0, f"{step} alone:\n{done.stdout}\n{done.stderr}"
     a, b = _written(whole, given), _written(parts, given)
     assert sorted(a) == sorted(b)

@@ -132,5 +132,5 @@ IMPORT_PYTORCH_OPTIONS = (
     Option("save_intermediate", Kind.BOOL, help="Save the exported ONNX model beside the output"),
     _BATCHMATMUL,
     *_NCHW_TO_NHWC,
-    *profile_options(cli=False),
+    *profile_options(flags=("--generate_profile_data",)),  # -p is --python_path here
 )

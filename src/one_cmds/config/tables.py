@@ -57,16 +57,17 @@ def io_options(input_help: str, output_help: str, group: str | None = None) -> t
     )
 
 
-def profile_options(group: str | None = None, *, cli: bool = True) -> tuple[Option, ...]:
-    """``generate_profile_data`` (``-p``; a key only with ``cli=False``) and its alias."""
+def profile_options(
+    group: str | None = None, flags: tuple[str, ...] = ("-p", "--generate_profile_data")
+) -> tuple[Option, ...]:
+    """``generate_profile_data`` (``flags`` on the command line) and its alias."""
     return (
         Option(
             "generate_profile_data",
             Kind.BOOL,
-            ("-p", "--generate_profile_data"),
+            flags,
             "generate profiling data (ONE_source_table, ONE_op_table, ONE_source_md5)",
             group=group,
-            cli=cli,
         ),
         Option("profile_info", Kind.BOOL, alias_of="generate_profile_data", cli=False),
     )

@@ -5,7 +5,8 @@ T5EncoderModel, which also read an ``attention_mask`` (padded rows in the refere
 exported by ``torch.onnx.export`` twice, dynamo (``<name>.onnx``) and TorchScript
 (``<name>_ts.onnx``), with unknown batch and sequence. Each export imports with its dynamic dims,
 ``one-resize`` makes it fully static for [1,16], [2,32], [1,1] and [3,7], and LiteRT and the
-interpreter both equal torch's output (atol 1e-4·max|output|). Quantized on token records
+interpreter both equal torch's output (atol 1e-4·max|output|); resized from a written file
+(separate commands) it is the same model, byte for byte. Quantized on token records
 (uint8 channel-wise, int16, int8; the TorchScript exports uint8 only), the integer run agrees
 with float on the argmax of the last axis (the next token, the masked token, T5's largest
 feature)."""
@@ -89,6 +90,33 @@ def test_resized_static_equals_torch(name, shape, tmp_path):
     one_cmds.save(resized, str(tmp_path / f"{name}.tflite"))
     (litert,) = run_tflite(str(tmp_path / f"{name}.tflite"), feeds, DEFAULT)
     np.testing.assert_allclose(litert, want, rtol=0, atol=tolerance)
+
+
+@functools.cache
+def _written(name: str, folder: str) -> one_cmds.Model:
+    """The import written to a circle file and read back (one-import-onnx, then one-resize as
+    a separate command)."""
+    path = str(Path(folder) / f"{name}.circle")
+    one_cmds.save(_export(name)[0], path)
+    return one_cmds.load(path)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", EXPORTS)
+def test_resized_from_a_written_file_is_the_same(name, shape, tmp_path, tmp_path_factory):
+    """The hand-off does not matter: resized from the file, the model is as static, writes
+    the same bytes as resized in memory, and LiteRT runs it to torch's output."""
+    model, reference = _export(name)
+    written = _written(name, str(tmp_path_factory.getbasetemp()))
+    resized = _resized(written, shape)
+    assert [t.name for t in resized.main.referenced_tensors() if not t.is_static] == []
+    from_file, in_memory = tmp_path / "file.tflite", tmp_path / "memory.tflite"
+    one_cmds.save(resized, str(from_file))
+    one_cmds.save(_resized(model, shape), str(in_memory))
+    assert from_file.read_bytes() == in_memory.read_bytes()
+    feeds, want = _reference_feeds(resized, reference, shape), reference[f"{shape}_logits"]
+    (litert,) = run_tflite(str(from_file), feeds, DEFAULT)
+    np.testing.assert_allclose(litert, want, rtol=0, atol=1e-4 * float(np.abs(want).max()))
 
 
 @pytest.mark.parametrize(("name", "dtype", "floor"), _quantized_cases())
