@@ -1,23 +1,28 @@
 """one-quantize: its speed against LiteRT, and its accuracy against the TFLite converter's PTQ.
 
-    python benchmarks/quantize.py [--repeat N] [--threads 1 2] [--skip-speed] [--skip-accuracy]
+    python benchmarks/quantize.py [--records N] [--repeat N] [--threads 1 2] [--skip-speed]
+                                  [--skip-accuracy]
 
-1. Speed, on the MobileNetV2-size float model (benchmarks/mobilenet_v2.py) and 64 seeded
-   random records, for each thread count, in a child process bound to that many CPUs (its
-   affinity, which our calibration reads to size its interpreters; LiteRT ``num_threads``;
-   numpy's BLAS through OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS, which must
-   be set before numpy loads):
-     (L) the baseline: LiteRT (default resolver) invokes the float model on the 64 records
-         one at a time;
-     (c) calibration: the whole record-minmax stage, ``pipeline.calibrate`` (the interpreter
-         on every record, then the ranges stored), on the weights-fake-quantized model;
-     (q) the whole step: ``one_cmds.quantize(model, input_data=<npz of the 64 records>,
-         input_data_format="npz")`` (uint8 layer-wise: the three stages, reading the file);
+1. Speed, on the MobileNetV2-size float model (benchmarks/mobilenet_v2.py) written as a circle
+   file and ``--records`` (default 32) seeded random records in an h5 file (the reference's
+   calibration format), for each thread count, in a child process bound to that many CPUs
+   (its affinity, which our calibration reads to size its interpreters; LiteRT
+   ``num_threads``; numpy's BLAS through OPENBLAS_NUM_THREADS / OMP_NUM_THREADS /
+   MKL_NUM_THREADS, which must be set before numpy loads):
+     (L) the baseline: LiteRT (default resolver, XNNPACK) invokes the float model on the same
+         records one at a time (the interpreter made and the file read beforehand);
+     (q) the whole one-quantize step, per mode, as ``one-quantize -i m.circle -o q.circle
+         --input_data records.h5 ...`` runs it in process: the circle file read, weights
+         fake-quantized, calibration (LiteRT with range probes), quantize-with-minmax, the
+         checks, the output and its log written. Modes: uint8 layer-wise, uint8 / int16 /
+         int8 channel-wise, and a ``quant_config`` mix (uint8 layer-wise with the last
+         convolution and the classifier int16 channel-wise);
+     (c) calibration alone (``pipeline.calibrate``, uint8 layer-wise);
      (a) a peer, when installed: ai-edge-quantizer's ``Quantizer.calibrate`` of the same
          model (with a signature) and records under its static int8 recipe (LiteRT with every
          tensor preserved).
-   One warm-up run each, then interleaved repetitions, median of each. Targets:
-   (c) <= 1.5 x (L), (q) <= 3 x (L).
+   One warm-up run each, then interleaved repetitions, median of each. Target: every (q)
+   <= 2 x (L).
 2. Accuracy, against the converter's int8 post-training quantization of the same float
    function (tests/fixtures: mobilenet_tiny.tflite, mobilenet_tiny_int8.tflite, both
    calibrated on mobilenet_tiny_calibration.npz, compared on mobilenet_tiny_test.npz). Ours:
@@ -48,7 +53,6 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "tests", "fixtures")
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-RECORDS = 64
 FLOAT_IO = {"input_type": "float32", "output_type": "float32"}
 # (granularity, ranges) -> more options: the default ranges (percentiles 1 and 99 of the
 # per-record minima and maxima) and the plain minimum and maximum, as the converter takes.
@@ -83,7 +87,59 @@ def _litert(path: str, threads: int = 1, reference: bool = False) -> Runner:
     return run
 
 
-def speed(threads: int, repeat: int) -> None:
+MODES: dict[str, dict[str, str]] = {
+    "uint8 layer": {},
+    "uint8 channel": {"granularity": "channel"},
+    "int16 channel": {"quantized_dtype": "int16", "granularity": "channel"},
+    "int8 channel": {"quantized_dtype": "int8", "granularity": "channel"},
+    "quant_config mix": {"quant_config": "<mix>"},
+}
+
+
+def _write_h5(path: str, records: np.ndarray) -> None:
+    """The reference's calibration file: group ``value``, one subgroup per record."""
+    import h5py
+
+    with h5py.File(path, "w") as f:
+        group = f.create_group("value")
+        for k, record in enumerate(records):
+            group.create_group(str(k)).create_dataset("0", data=record)
+
+
+def _write_mix(path: str, model) -> None:
+    """uint8 layer-wise, the last convolution and the classifier int16 channel-wise."""
+    import json
+
+    names = [op.outputs[0].name for op in model.main.operators if op.opcode == "CONV_2D"][-1:]
+    names += [op.outputs[0].name for op in model.main.operators if op.opcode == "FULLY_CONNECTED"]
+    layers = [{"names": names, "dtype": "int16", "granularity": "channel"}]
+    with open(path, "w") as f:
+        json.dump({"default_quantization_dtype": "uint8", "layers": layers}, f)
+
+
+def _step(folder: str, options: dict[str, str]) -> Callable[[], None]:
+    """The one-quantize step of ``options`` as a driver runs it, its console output muted."""
+    import contextlib
+    import io
+
+    from one_cmds.config.load import plan_from_arguments
+    from one_cmds.pipeline.run import run_plan
+
+    arguments = {
+        "input_path": os.path.join(folder, "mobilenet_v2.circle"),
+        "output_path": os.path.join(folder, "q.circle"),
+        "input_data": os.path.join(folder, "records.h5"),
+        **{k: os.path.join(folder, "mix.json") if v == "<mix>" else v for k, v in options.items()},
+    }
+
+    def run() -> None:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            run_plan(plan_from_arguments("one-quantize", arguments))
+
+    return run
+
+
+def speed(threads: int, repeat: int, count: int) -> None:
     """Part 1 for one thread count (numpy's threads are set by the parent's environment)."""
     os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:threads])
     from interpreter import median_seconds
@@ -96,7 +152,7 @@ def speed(threads: int, repeat: int) -> None:
 
     model = build_mobilenet_v2()
     rng = np.random.default_rng(0)
-    records = rng.standard_normal((RECORDS, 1, 224, 224, 3)).astype(np.float32)
+    records = rng.standard_normal((count, 1, 224, 224, 3)).astype(np.float32)
     source = Source(place="benchmarks/quantize.py")
     raw = {"input_path": "<memory>", "output_path": "<memory>"}
     options = build_options(
@@ -105,9 +161,11 @@ def speed(threads: int, repeat: int) -> None:
     staged = model.copy()
     fake_quantize_weights(staged, "uint8", "layer")
     with tempfile.TemporaryDirectory() as tmp:
-        path, data = os.path.join(tmp, "mobilenet_v2.tflite"), os.path.join(tmp, "records.npz")
+        path = os.path.join(tmp, "mobilenet_v2.tflite")
         one_cmds.save(model, path)
-        np.savez(data, **{"0": records})
+        one_cmds.save(model, os.path.join(tmp, "mobilenet_v2.circle"))
+        _write_h5(os.path.join(tmp, "records.h5"), records)
+        _write_mix(os.path.join(tmp, "mix.json"), model)
         run = _litert(path, threads)
         peer = _peer_calibration(model, records, os.path.join(tmp, "signed.tflite"))
 
@@ -118,22 +176,21 @@ def speed(threads: int, repeat: int) -> None:
         def calibration() -> None:
             calibrate(staged.copy(), ([r] for r in records), options)
 
-        def quantize() -> None:
-            one_cmds.quantize(model, input_data=data, input_data_format="npz")
-
-        timed = [litert, calibration, quantize, *([peer] if peer else [])]
-        t_litert, t_calibration, t_quantize, *t_peer = median_seconds(timed, repeat)
-    print(f"MobileNetV2, {RECORDS} records, {threads} thread(s), median of {repeat}")
-    print(f"  (L) LiteRT, float model, one by one : {t_litert:7.2f} s")
-    print(f"  (c) calibration (record-minmax)     : {t_calibration:7.2f} s")
-    print(f"  (q) one_cmds.quantize (3 stages)    : {t_quantize:7.2f} s")
-    for seconds in t_peer:
-        print(f"  (a) ai-edge-quantizer calibrate     : {seconds:7.2f} s")
-    print(f"  ratio (c)/(L): {t_calibration / t_litert:5.2f}  (target <= 1.5)")
-    print(f"  ratio (q)/(L): {t_quantize / t_litert:5.2f}  (target <= 3)")
+        steps = [_step(tmp, mode) for mode in MODES.values()]
+        timed = [litert, *steps, calibration, *([peer] if peer else [])]
+        t_litert, *rest = median_seconds(timed, repeat)
+        t_steps, (t_calibration, *t_peer) = rest[: len(steps)], rest[len(steps) :]
+    print(f"MobileNetV2, {count} h5 records, {threads} thread(s), median of {repeat}")
+    print(f"  (L) LiteRT, float model, one by one : {t_litert:7.3f} s")
+    for name, seconds in zip(MODES, t_steps, strict=True):
+        ratio = seconds / t_litert
+        print(f"  (q) one-quantize, {name:16s}: {seconds:7.3f} s  {ratio:5.2f} x (L)  (<= 2)")
+    print(f"  (c) calibration alone            : {t_calibration:7.3f} s  "
+          f"{t_calibration / t_litert:5.2f} x (L)")  # fmt: skip
     for seconds in t_peer:
         lead = seconds / t_calibration
-        print(f"  ratio (a)/(L): {seconds / t_litert:5.2f}  (the peer; (a)/(c) {lead:.2f})")
+        print(f"  (a) ai-edge-quantizer calibrate  : {seconds:7.3f} s  "
+              f"{seconds / t_litert:5.2f} x (L)  ((a)/(c) {lead:.2f})")  # fmt: skip
 
 
 def _peer_calibration(model, records: np.ndarray, path: str) -> Callable[[], None] | None:
@@ -167,10 +224,11 @@ def _peer_calibration(model, records: np.ndarray, path: str) -> Callable[[], Non
     return calibrate
 
 
-def _with_threads(threads: int, repeat: int) -> None:
+def _with_threads(threads: int, repeat: int, count: int) -> None:
     """Part 1 in a child process whose numpy uses ``threads`` threads."""
     env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads))}
     command = [sys.executable, __file__, "--child", str(threads), "--repeat", str(repeat)]
+    command += ["--records", str(count)]
     subprocess.run(command, env=env, check=True)
 
 
@@ -248,7 +306,8 @@ def accuracy() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="timed repetitions (part 1)")
+    parser.add_argument("--repeat", type=int, default=7, help="timed repetitions (part 1)")
+    parser.add_argument("--records", type=int, default=32, help="calibration records (part 1)")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-accuracy", action="store_true")
@@ -256,11 +315,11 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, HERE)
     if args.child is not None:
-        speed(args.child, args.repeat)
+        speed(args.child, args.repeat, args.records)
         return
     if not args.skip_speed:
         for threads in args.threads:
-            _with_threads(threads, args.repeat)
+            _with_threads(threads, args.repeat, args.records)
     if not args.skip_accuracy:
         accuracy()
 

@@ -27,10 +27,11 @@ def litert_runner(
     note: Callable[[str], None] | None = None,
     threads: int | None = None,
     slots: int = 1,
+    owned: bool = False,
 ) -> LiteRTRunner | None:
     """A LiteRT runner of ``model`` when ``engine`` selects LiteRT, else None (the reference
     interpreter runs it). ``engine="litert"`` on a model LiteRT cannot run is an error.
-    ``threads`` and ``slots``: as :class:`LiteRTRunner`'s."""
+    ``threads``, ``slots`` and ``owned``: as :class:`LiteRTRunner`'s."""
     note = note or _ignore
     if engine not in ENGINES:
         raise StageError(f"Unknown engine: {engine} (choose from {', '.join(ENGINES)})")
@@ -41,7 +42,7 @@ def litert_runner(
     try:
         if gaps:
             raise LiteRTError(f"LiteRT cannot run the model: {gaps[0]}")
-        runner = LiteRTRunner(model, extra, threads=threads, slots=slots)
+        runner = LiteRTRunner(model, extra, threads=threads, slots=slots, owned=owned)
     except LiteRTError as e:
         if engine == "litert":
             raise

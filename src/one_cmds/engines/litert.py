@@ -51,7 +51,8 @@ def usable_cpus() -> int:
 class LiteRTRunner:
     """``model`` in LiteRT; ``extra`` tensors of subgraph 0 are returned after the outputs.
     ``threads``: LiteRT's threads per interpreter (default: every usable CPU); ``slots``:
-    how many interpreters, each run by one thread at a time."""
+    how many interpreters, each run by one thread at a time. ``owned``: the caller made
+    ``model`` for this runner alone, which may then change it instead of copying it."""
 
     def __init__(
         self,
@@ -60,13 +61,15 @@ class LiteRTRunner:
         *,
         threads: int | None = None,
         slots: int = 1,
+        owned: bool = False,
     ) -> None:
         self.model = model
         outputs = {id(t) for t in model.main.outputs}
         self.extra = [t for t in dict.fromkeys(extra) if id(t) not in outputs]
         self.threads = threads or usable_cpus()
         interpreter = _interpreter_class()
-        self._interpreters = self._open(interpreter, _with_outputs(model, self.extra), slots)
+        runnable = _runnable(model, self.extra, owned)
+        self._interpreters = self._open(interpreter, runnable, slots)
         first = self._interpreters[0]
         self._inputs = [d["index"] for d in first.get_input_details()]
         self._outputs = [d["index"] for d in first.get_output_details()]
@@ -121,11 +124,11 @@ class LiteRTRunner:
         return values[:count], values[count:]
 
 
-def _with_outputs(model: Model, extra: list[Tensor]) -> Model:
-    """``model`` itself, or a copy whose subgraph 0 also outputs the ``extra`` tensors and
-    whose float tensors carry no scales: the per-channel qparams that weights fake-quantized
-    for calibration keep would make LiteRT refuse the model, and it computes floats without
-    them."""
+def _runnable(model: Model, extra: list[Tensor], owned: bool) -> Model:
+    """``model`` as LiteRT runs it: its subgraph 0 also outputs the ``extra`` tensors, and
+    its float tensors carry no scales (the per-channel qparams that weights fake-quantized
+    for calibration keep would make LiteRT refuse the model; it computes floats without
+    them). A copy, unless nothing changes or the model is ``owned``."""
     scaled = [
         t
         for g in model.graphs
@@ -134,12 +137,17 @@ def _with_outputs(model: Model, extra: list[Tensor]) -> Model:
     ]
     if not extra and not scaled:
         return model
-    copy, pairs = model.copy_mapped()
-    copy.main.outputs = [*copy.main.outputs, *(pairs[id(t)] for t in extra)]
-    copy.signature_defs = []
+    runnable, pairs = (model, None) if owned else model.copy_mapped()
+
+    def own(t: Tensor) -> Tensor:
+        return t if pairs is None else pairs[id(t)]
+
+    runnable.main.outputs = [*runnable.main.outputs, *map(own, extra)]
+    if extra:
+        runnable.signature_defs = []
     for t in scaled:
-        pairs[id(t)].quant = None
-    return copy
+        own(t).quant = None
+    return runnable
 
 
 def _first_line(error: BaseException) -> str:

@@ -50,7 +50,7 @@ from .data import Record
 from .errors import QuantizeError
 from .options import CalibrationOptions
 from .range_probes import with_range_probes
-from .ranges import final_range
+from .ranges import final_ranges
 
 UNOBSERVED_OPS = frozenset(
     {
@@ -179,7 +179,10 @@ class _Runs:
         fixed = {} if engine == "reference" else constant_results(model, wanted)
         probed = [t for t in tensors if id(t) not in fixed]
         probing = model if engine == "reference" else with_range_probes(model, probed)
-        runner = litert_runner(probing, engine, note=note, threads=threads, slots=slots)
+        owned = probing is not model
+        runner = litert_runner(
+            probing, engine, note=note, threads=threads, slots=slots, owned=owned
+        )
         batched = _batched(model, wanted, batch) if runner is None and batch > 1 else None
         return cls(model, wanted, tensors, fixed, probed, runner, batched, batch)
 
@@ -381,6 +384,12 @@ def _batched(model: Model, wanted: set[int], batch: int) -> tuple[Model, dict[in
 
 def store_ranges(minmax: MinMax, options: CalibrationOptions) -> None:
     """Give every observed tensor a per-tensor qparam holding only its range (§3.3)."""
-    for key, t in minmax.tensors.items():
-        lo, hi = final_range(minmax.mins[key], minmax.maxs[key], options)
-        t.quant = QuantParam(min=np.array([lo], np.float32), max=np.array([hi], np.float32))
+    by_count: dict[int, list[int]] = {}  # every tensor has a value per record: one group
+    for key in minmax.tensors:
+        by_count.setdefault(len(minmax.mins[key]), []).append(key)
+    for keys in by_count.values():
+        mins = np.array([minmax.mins[key] for key in keys], np.float64)
+        maxs = np.array([minmax.maxs[key] for key in keys], np.float64)
+        lows, highs = final_ranges(mins, maxs, options)
+        for key, lo, hi in zip(keys, lows, highs, strict=True):
+            minmax.tensors[key].quant = QuantParam(min=lo.reshape(1), max=hi.reshape(1))

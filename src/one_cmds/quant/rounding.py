@@ -7,9 +7,13 @@ import numpy as np
 
 
 def round_away(x: np.ndarray | float) -> np.ndarray:
-    """``x`` rounded half away from zero, in ``x``'s float type."""
+    """``x`` rounded half away from zero, in ``x``'s float type (float64 for integers). Computed
+    in place on two arrays: it runs over every weight of a model twice per quantization."""
     x = np.asarray(x)
-    a = np.abs(x)
-    r = np.floor(a)
-    r = np.where(a - r >= 0.5, r + 1, r)
-    return np.copysign(r, x).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
+    a = np.abs(x, out=np.empty_like(x))
+    r = np.floor(a, out=np.empty_like(x))
+    a -= r  # the fraction
+    r += a >= 0.5
+    return np.copysign(r, x, out=r)

@@ -81,15 +81,19 @@ def requantize(
     nudged_min = _broadcast(ranges.nudged_min, axis, w.ndim)
     nudged_max = _broadcast(ranges.nudged_max, axis, w.ndim)
     inverse = _broadcast(np.float32(1.0) / ranges.scale, axis, w.ndim)
-    x = np.clip(w, nudged_min, nudged_max)
+    x = np.clip(w, nudged_min, nudged_max, out=np.empty_like(w))  # worked on in place below
     if asymmetric:
-        q = round_away((x - nudged_min).astype(np.float32) * inverse)
+        x -= nudged_min
+        x *= inverse
+        q = np.clip(round_away(x), 0, UINT8_MAX, out=x)
         if dtype == "int8":
-            return (np.clip(q, 0, UINT8_MAX) - INT8_OFFSET).astype(np.int8)
-        return np.clip(q, 0, UINT8_MAX).astype(np.uint8)
+            q -= INT8_OFFSET
+            return q.astype(np.int8)
+        return q.astype(np.uint8)
     k = SYMMETRIC_MAX[dtype]
-    q = round_away((x * inverse).astype(np.float32))
-    return np.clip(q, -k, k).astype(np.int16 if dtype == "int16" else np.int8)
+    x *= inverse
+    q = np.clip(round_away(x), -k, k, out=x)
+    return q.astype(np.int16 if dtype == "int16" else np.int8)
 
 
 def fake_quantized(w: np.ndarray, dtype: str, axis: int | None) -> tuple[np.ndarray, Ranges]:
@@ -97,7 +101,7 @@ def fake_quantized(w: np.ndarray, dtype: str, axis: int | None) -> tuple[np.ndar
     quantized = quantize_weights(w, dtype, axis)
     scale = _broadcast(quantized.ranges.scale, axis, np.ndim(w))
     q = quantized.values.astype(np.float32)
+    q *= scale
     if dtype == "uint8":
-        nudged_min = _broadcast(quantized.ranges.nudged_min, axis, np.ndim(w))
-        return (q * scale + nudged_min).astype(np.float32), quantized.ranges
-    return (q * scale).astype(np.float32), quantized.ranges
+        q += _broadcast(quantized.ranges.nudged_min, axis, np.ndim(w))
+    return q, quantized.ranges

@@ -192,6 +192,7 @@ def test_topk_v2_ties_take_the_lower_index_first():
 @pytest.mark.parametrize("dtype", [np.bool_, np.float32, np.int32])
 def test_where(shape, dtype):
     x = RNG.integers(0, 2, shape).astype(dtype)
+    x.flat[0] = 1  # LiteRT's Python binding cannot return the empty result of all-false
     check_against_litert("WHERE", [x], new_options("WhereOptions"), outputs=["INT64"])
 
 
