@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import one_cmds
+from one_cmds.engines.tensor_values import TensorValues
 from one_cmds.interp import Interpreter
 from one_cmds.quant.data import records
 from one_cmds.quant.layer_errors import (
@@ -15,6 +16,7 @@ from one_cmds.quant.layer_errors import (
     csv_text,
     layer_errors,
     ranked,
+    tensor_pairs,
     write_csv,
 )
 from one_cmds.report.console import capture, table
@@ -96,14 +98,41 @@ def test_float_io_compares_the_renamed_tensors_around_quantize_and_dequantize(mo
     assert [(r.name, r.sqnr, r.peir) for r in rows] == [
         (r.name, r.sqnr, r.peir) for r in uint8_rows
     ]
-    # the output row is the dequantized quantized output against the float one
-    signal = noise = 0.0
-    for record in records(mobilenet.main.inputs, None):
-        (a,) = Interpreter(mobilenet).run(record)
-        (b,) = Interpreter(quantized).run(record)
-        signal += float(np.sum(np.float64(a) ** 2))
-        noise += float(np.sum((np.float64(a) - np.float64(b)) ** 2))
-    assert by_name["Identity"].sqnr == pytest.approx(10 * math.log10(signal / noise))
+    # the output row is the dequantized quantized output against the float one, taken from
+    # the engine layer_errors takes it from (LiteRT, the compared tensors as extra outputs):
+    # the same float64 sums
+    output, data = mobilenet.main.outputs[0], list(records(mobilenet.main.inputs, None))
+    compared = {row.name for _, row in tensor_pairs(mobilenet.main, quantized.main)}
+    tensors = [t for t in mobilenet.main.referenced_tensors() if t.name in compared]
+    engine, reference = TensorValues(mobilenet, tensors), Interpreter(mobilenet)
+    float_runs = [(engine.run(r)[output.name], reference.run(r)[0]) for r in data]
+    (dequantize,) = [op for op in quantized.main.operators if op.opcode == "DEQUANTIZE"]
+    source = dequantize.inputs[0]  # the model-dtype output, dequantized in float64 here
+    scale, zero_point = float(source.quant.scale[0]), int(source.quant.zero_point[0])
+    integer_run = Interpreter(quantized)
+    quantized_runs = [
+        scale * (np.float64(integer_run.run_all(r)[source.name]) - zero_point) for r in data
+    ]
+    signal, noise = _sums([a for a, _ in float_runs], quantized_runs)
+    assert by_name["Identity"].sqnr == pytest.approx(10 * math.log10(signal / noise), rel=1e-12)
+    # against the reference interpreter's float output, within what the two engines' float
+    # rounding can move it: with D = ||a' - a|| over every record, the triangle inequality
+    # bounds sqrt(signal) and sqrt(noise) within D of their reference values
+    ref_signal, ref_noise = _sums([a for _, a in float_runs], quantized_runs)
+    d = math.sqrt(sum(float(np.sum((np.float64(a) - b) ** 2)) for a, b in float_runs))
+    bound = 20 / math.log(10) * (d / (math.sqrt(ref_signal) - d) + d / (math.sqrt(ref_noise) - d))
+    reference_sqnr = 10 * math.log10(ref_signal / ref_noise)
+    assert abs(by_name["Identity"].sqnr - reference_sqnr) <= bound
+
+
+def _sums(expected: list[np.ndarray], got: list[np.ndarray]) -> tuple[float, float]:
+    """Σa² and Σ(a-b)² over every record, in float64."""
+    signal = sum(float(np.sum(np.float64(a) ** 2)) for a in expected)
+    noise = sum(
+        float(np.sum((np.float64(a) - np.float64(b)) ** 2))
+        for a, b in zip(expected, got, strict=True)
+    )
+    return signal, noise
 
 
 def test_int16_rows(mobilenet):
