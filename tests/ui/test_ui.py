@@ -6,6 +6,8 @@ test time; the case is skipped without torch), ``{tf_fixtures}`` (the TensorFlow
 tests/fixtures/tf, likewise) and ``{case}`` (the copy's path) are substituted in its text
 files, and the
 program runs there as a user runs it (the repository launchers, current directory = the copy).
+A case that runs two or more steps with success runs again as one command per step, which
+must write the same files (tests/support/ui_handoff.py).
 
 ``expect.toml`` keys (all optional except ``exit_code``):
   program           "onecc" (default), "one-build" or a single-step driver
@@ -41,6 +43,7 @@ from circle_schema.v0_10.circle.Model import ModelT
 
 import one_cmds
 from support.ui_cases import case_names, prepare, run_case
+from support.ui_handoff import check_separate_commands, files, separate_steps
 
 MODEL_KEYS = {
     "identifier",
@@ -116,6 +119,9 @@ def check_model(path: Path, expect: dict, work: Path) -> None:
 @pytest.mark.parametrize("name", case_names())
 def test_ui_case(name: str, tmp_path: Path) -> None:
     work, expect = prepare(name, tmp_path)
+    before = files(work)
     check(run_case(work, expect), work, expect)
     for file, properties in expect.get("models", {}).items():
         check_model(work / file, properties, work)
+    if len(separate_steps(name)) > 1:  # the hand-off does not matter (support/ui_handoff.py)
+        check_separate_commands(name, work, before, expect, tmp_path / "steps")

@@ -1,7 +1,8 @@
-"""The hand-off does not matter (cli-and-config.md §10): every UI case whose configuration
-runs two or more steps with success is run again as one ``onecc -C`` per step (the same
-configuration with only that step switched on, so each step reads the file the previous one
-wrote), and every file the two runs write, step logs aside, has the same bytes.
+"""The hand-off does not matter (cli-and-config.md §10), for the UI cases: a case whose
+configuration runs two or more steps with success is run again as one ``onecc -C`` per step
+(the same configuration with only that step switched on, so each step reads the file the
+previous one wrote), and every file the two runs write, step logs aside, has the same bytes
+(tests/ui/test_ui.py runs it after the case's own checks).
 
 One difference is by design and left out: profiling turned on for a later step only. In
 memory that step still knows the origins and the md5 of the first import; a file written
@@ -14,22 +15,19 @@ import itertools
 import re
 from pathlib import Path
 
-import pytest
-
-from one_cmds.config.reader import ConfigFile, read_config
+from one_cmds.config.reader import ConfigFile, read_config, tomllib
 from one_cmds.config.sections import PROFILE_KEYS, read_profile, read_switches
 from one_cmds.config.steps import ALL_STEPS, LEGACY_STEPS
 from one_cmds.config.values import to_bool
-from support.ui_cases import CASES, case_names, default_args, prepare, run_case
+from support.ui_cases import CASES, default_args, prepare, run_case
 
 STEP_SWITCH = re.compile(r"^(\s*)(\"?)(one-[\w-]+)(\"?)(\s*[=:]\s*)(.*)$")
 SWITCH_SECTIONS = ("[onecc]", "[one-build]")
 
 
-def _runs_steps(name: str) -> list[str]:
-    """The steps the case's configuration runs, if it is run with ``onecc -C`` and succeeds."""
-    from one_cmds.config.reader import tomllib
-
+def separate_steps(name: str) -> list[str]:
+    """The steps the case's configuration runs, if it is run with ``onecc -C`` and succeeds
+    (and no later step turns profiling on after an earlier one without it)."""
     expect = tomllib.loads((CASES / name / "expect.toml").read_text())
     if expect["exit_code"] != 0 or expect.get("program", "onecc") != "onecc":
         return []
@@ -68,10 +66,6 @@ def _profile(config: ConfigFile, step: str) -> bool:
     return read_profile(config)
 
 
-def _cases() -> list[str]:
-    return [n for n in case_names() if len(_runs_steps(n)) > 1]
-
-
 def only_step(text: str, step: str) -> str:
     """The configuration ``text`` with every step switch of [onecc]/[one-build] off but
     ``step``'s (INI or TOML: the switch lines are alike)."""
@@ -88,7 +82,7 @@ def only_step(text: str, step: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _files(folder: Path) -> dict[str, bytes]:
+def files(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` but the step logs (they hold times)."""
     return {
         str(p.relative_to(folder)): p.read_bytes()
@@ -97,28 +91,24 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
-def _written(folder: Path, before: dict[str, bytes]) -> dict[str, bytes]:
-    return {path: data for path, data in _files(folder).items() if path not in before}
-
-
-@pytest.mark.parametrize("name", _cases())
-def test_separate_commands_write_the_same_files(name: str, tmp_path: Path) -> None:
-    whole, expect = prepare(name, tmp_path / "one")
-    given = _files(whole)
-    together = run_case(whole, expect)
-    assert together.returncode == 0, together.stderr
-    parts, _ = prepare(name, tmp_path / "steps")
+def check_separate_commands(
+    name: str, work: Path, before: dict[str, bytes], expect: dict, folder: Path
+) -> None:
+    """The case run again in ``folder``, a command per step: the files written in ``work``
+    (those not in ``before``) are written again with the same bytes."""
+    parts, _ = prepare(name, folder)
     config = default_args(parts)[1]
     text = (parts / config).read_text()
-    given = {**given, **_files(parts)}
-    for k, step in enumerate(_runs_steps(name)):
+    given = {**before, **files(parts)}
+    extra = _extra_args(expect, config) or []
+    for k, step in enumerate(separate_steps(name)):
         single = f"step{k}.{config.rsplit('.', 1)[1]}"
         given[single] = b""
         (parts / single).write_text(only_step(text, step))
-        extra = _extra_args(expect, config) or []
         done = run_case(parts, {**expect, "args": ["-C", single, *extra]})
         assert done.returncode == 0, f"{step} alone:\n{done.stdout}\n{done.stderr}"
-    a, b = _written(whole, given), _written(parts, given)
-    assert sorted(a) == sorted(b)
-    differ = [path for path in a if a[path] != b[path]]
+    together = {p: data for p, data in files(work).items() if p not in given}
+    apart = {p: data for p, data in files(parts).items() if p not in given}
+    assert sorted(together) == sorted(apart)
+    differ = [path for path in together if together[path] != apart[path]]
     assert not differ, f"in memory and through files differ: {differ}"
