@@ -2,8 +2,9 @@
 import -> resize -> O1 -> quantize as one ``onecc -C`` and as one driver command per step
 (tests/support/handoff.py) write the same bytes, profiling tables included. The Hugging Face
 decoders have unknown batch and sequence, so the resize works on what the import wrote; the
-PyTorch decoder is the torch.export program of tf-and-pytorch-import.md §6.2. The corpus runs
-the same on real models (tests/corpus/test_handoff.py)."""
+PyTorch program has an unknown batch. TensorFlow builds are the UI cases' (onecc_001, ...,
+import_tf_optimize_quantize_pack), which test_ui runs both ways too; the corpus runs real
+models (tests/corpus/test_handoff.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,6 @@ import pytest
 
 from support.handoff import Flow, differing, run_both
 from support.ui_cases import FIXTURES
-
-
-def _tf(name: str) -> str:
-    from support.tf_fixtures import tf_fixtures
-
-    return str(tf_fixtures() / name)
 
 
 def _torch(name: str) -> str:
@@ -43,12 +38,10 @@ def _flows() -> dict[str, Callable[[], Flow]]:
             tflite, str(FIXTURES / "mobilenet_tiny.tflite"), {}, "[4,32,32,3]", records
         ),
         "onnx-llama": lambda: Flow(onnx, str(hf / "llama.onnx"), {}, "[1,16]"),
-        "onnx-qwen2": lambda: Flow(onnx, str(hf / "qwen2.onnx"), {}, "[2,32]", int16),
-        "onnx-gpt2": lambda: Flow(onnx, str(hf / "gpt2_ts.onnx"), {}, "[1,1]"),
-        "tf-saved-model": lambda: Flow(
-            "one-import-tf", _tf("test_saved_model"), {"model_format": "saved_model"}
+        "onnx-gpt2": lambda: Flow(onnx, str(hf / "gpt2_ts.onnx"), {}, "[1,1]", int16),
+        "pytorch": lambda: Flow(
+            "one-import-pytorch", _torch("test_pytorch_model.pt2"), {}, "[2,2,3,3]"
         ),
-        "pytorch-decoder": lambda: Flow("one-import-pytorch", _torch("decoder.pt2"), {}, "[1,16]"),
     }
 
 
