@@ -1,18 +1,17 @@
 """A build run two ways (cli-and-config.md §10): as one ``onecc -C`` configuration, each step
 handing its model to the next in memory, and as one single-step driver command per step
 (``one-import-onnx -i ... -o ...``, ``one-resize -s ...``, ``one-optimize --O1``,
-``one-quantize ...``), each reading the file the previous one wrote. Profiling data is on in
-both, so origins and the source md5 travel through the files too."""
+``one-quantize ...``), each reading the file the previous one wrote. Each runs in the test's
+process as its console script would (support/in_process.py). Profiling data is on in both, so
+origins and the source md5 travel through the files too."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support.ui_cases import launcher
+from support.in_process import run_program
 
 OUT = "out"
 
@@ -70,15 +69,8 @@ def commands(flow: Flow) -> list[list[str]]:
 
 def _run(folder: Path, program: str, args: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ONECC_OPTIMIZATION_PATH"}
-    done = subprocess.run(
-        [sys.executable, str(launcher(program)), *args],
-        cwd=folder,
-        env={**env, "NO_COLOR": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, f"{program} {args}:\n{done.stdout}\n{done.stderr}"
+    code = run_program(program, args, folder, {**env, "NO_COLOR": "1"})
+    assert code == 0, f"{program} {args} exited with {code}"
 
 
 def outputs(folder: Path) -> dict[str, bytes]:

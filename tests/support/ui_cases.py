@@ -77,17 +77,22 @@ def prepare(name: str, tmp_path: Path) -> tuple[Path, dict]:
     return work, expect
 
 
+def case_environment(expect: dict) -> dict[str, str]:
+    """The environment a case runs in: this one without ``ONECC_OPTIMIZATION_PATH``, plus
+    ``NO_COLOR`` and the case's ``env``."""
+    env = {k: v for k, v in os.environ.items() if k != "ONECC_OPTIMIZATION_PATH"}
+    return {**env, "NO_COLOR": "1", **expect.get("env", {})}
+
+
 def run_case(work: Path, expect: dict) -> subprocess.CompletedProcess[str]:
     for folder in expect.get("mkdirs", []):
         (work / folder).mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k != "ONECC_OPTIMIZATION_PATH"}
-    env.update({"NO_COLOR": "1", **expect.get("env", {})})
     args = expect.get("args")
     command = [sys.executable, str(launcher(expect.get("program", "onecc")))]
     return subprocess.run(
         [*command, *(default_args(work) if args is None else args)],
         cwd=work,
-        env=env,
+        env=case_environment(expect),
         capture_output=True,
         text=True,
         timeout=300,

@@ -1,8 +1,9 @@
 """The hand-off does not matter (cli-and-config.md §10), for the UI cases: a case whose
 configuration runs two or more steps with success is run again as one ``onecc -C`` per step
 (the same configuration with only that step switched on, so each step reads the file the
-previous one wrote), and every file the two runs write, step logs aside, has the same bytes
-(tests/ui/test_ui.py runs it after the case's own checks).
+previous one wrote; each run in the test's process, support/in_process.py), and every file the
+two runs write, step logs aside, has the same bytes (tests/ui/test_ui.py runs it after the
+case's own checks).
 
 One difference is by design and left out: profiling turned on for a later step only. In
 memory that step still knows the origins and the md5 of the first import; a file written
@@ -19,7 +20,8 @@ from one_cmds.config.reader import ConfigFile, read_config, tomllib
 from one_cmds.config.sections import PROFILE_KEYS, read_profile, read_switches
 from one_cmds.config.steps import ALL_STEPS, LEGACY_STEPS
 from one_cmds.config.values import to_bool
-from support.ui_cases import CASES, default_args, prepare, run_case
+from support.in_process import run_program
+from support.ui_cases import CASES, case_environment, default_args, prepare
 
 STEP_SWITCH = re.compile(r"^(\s*)(\"?)(one-[\w-]+)(\"?)(\s*[=:]\s*)(.*)$")
 SWITCH_SECTIONS = ("[onecc]", "[one-build]")
@@ -101,12 +103,14 @@ def check_separate_commands(
     text = (parts / config).read_text()
     given = {**before, **files(parts)}
     extra = _extra_args(expect, config) or []
+    for folder_name in expect.get("mkdirs", []):
+        (parts / folder_name).mkdir(parents=True, exist_ok=True)
     for k, step in enumerate(separate_steps(name)):
         single = f"step{k}.{config.rsplit('.', 1)[1]}"
         given[single] = b""
         (parts / single).write_text(only_step(text, step))
-        done = run_case(parts, {**expect, "args": ["-C", single, *extra]})
-        assert done.returncode == 0, f"{step} alone:\n{done.stdout}\n{done.stderr}"
+        code = run_program("onecc", ["-C", single, *extra], parts, case_environment(expect))
+        assert code == 0, f"{step} alone exited with {code}"
     together = {p: data for p, data in files(work).items() if p not in given}
     apart = {p: data for p, data in files(parts).items() if p not in given}
     assert sorted(together) == sorted(apart)
