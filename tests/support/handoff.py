@@ -7,11 +7,11 @@ origins and the source md5 travel through the files too."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from support.in_process import run_program
+from support.ui_cases import case_environment
 
 OUT = "out"
 
@@ -68,8 +68,7 @@ def commands(flow: Flow) -> list[list[str]]:
 
 
 def _run(folder: Path, program: str, args: list[str]) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "ONECC_OPTIMIZATION_PATH"}
-    code = run_program(program, args, folder, {**env, "NO_COLOR": "1"})
+    code = run_program(program, args, folder, case_environment({}))
     assert code == 0, f"{program} {args} exited with {code}"
 
 

@@ -181,7 +181,7 @@ def _npz(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     with _load(path) as archive:
         n = len(inputs)
         names = [str(i) for i in range(n)]
-        if not set(names) & set(archive.files) and f"arr_{0}" in archive.files:
+        if not set(names) & set(archive.files) and "arr_0" in archive.files:
             names = [f"arr_{i}" for i in range(n)]
         expected = _expected_arrays(names)
         missing = [name for name in names if name not in archive]

@@ -16,7 +16,7 @@ def percentile(values: ArrayLike, p: float) -> np.ndarray | float:
     if not 0 <= p <= 100:
         raise QuantizeError("Percentile must be ranged from 0 to 100")
     v = np.asarray(values, np.float64)
-    if v.shape[-1:] == (0,) or v.size == 0:
+    if v.size == 0:
         raise QuantizeError("no calibration records to take a percentile of")
     found = np.percentile(v, p, axis=-1, method="linear")
     return found if v.ndim > 1 else float(found)
@@ -31,7 +31,7 @@ def moving_average(values: ArrayLike, batch: int, const: float, extreme) -> np.n
     if not 0 <= const <= 1:
         raise QuantizeError("moving_avg_const must be in [0, 1]")
     v = np.asarray(values, np.float64)
-    if v.shape[-1:] == (0,) or v.size == 0:
+    if v.size == 0:
         raise QuantizeError("no calibration records to average")
     alpha = 1.0 - const
     average = extreme(v[..., :batch], axis=-1)
