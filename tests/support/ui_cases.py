@@ -17,7 +17,7 @@ from support.torch_fixtures import torch_fixtures
 REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "tests" / "ui" / "cases"
 FIXTURES = REPO / "tests" / "fixtures"
-TEXT_SUFFIXES = (".cfg", ".toml", ".json", ".txt")
+TEXT_SUFFIXES = (".cfg", ".toml", ".json", ".txt", ".py")
 CONFIG_SUFFIXES = (".cfg", ".toml", ".workflow.json")
 KEYS = {
     "program",
@@ -41,7 +41,10 @@ def case_names() -> list[str]:
     return sorted(p.parent.name for p in CASES.glob("*/expect.toml"))
 
 
-def launcher(program: str) -> Path:
+def launcher(program: str, work: Path) -> Path:
+    """The program's launcher: the repository's, or with a ``/`` a file of the case."""
+    if "/" in program:
+        return work / program
     return REPO / "onecc" if program == "onecc" else REPO / "drivers" / program
 
 
@@ -88,7 +91,7 @@ def run_case(work: Path, expect: dict) -> subprocess.CompletedProcess[str]:
     for folder in expect.get("mkdirs", []):
         (work / folder).mkdir(parents=True, exist_ok=True)
     args = expect.get("args")
-    command = [sys.executable, str(launcher(expect.get("program", "onecc")))]
+    command = [sys.executable, str(launcher(expect.get("program", "onecc"), work))]
     return subprocess.run(
         [*command, *(default_args(work) if args is None else args)],
         cwd=work,

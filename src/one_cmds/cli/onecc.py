@@ -16,6 +16,7 @@ from one_cmds.cli.app import (
     optimization_group,
     run,
 )
+from one_cmds.cli.one_import import forward
 from one_cmds.errors import UsageError
 from one_cmds.report.console import warn
 
@@ -40,7 +41,6 @@ SUBCOMMANDS = {
     "profile": Subcommand(BACKEND_TOOLS, "Profile backend model file", "one-profile"),
     "infer": Subcommand(BACKEND_TOOLS, "Infer backend model file", "one-infer"),
 }
-IMPORT_DRIVERS = ("tflite", "circle", "tf", "onnx", "bcq", "pytorch")
 USAGE = (
     "%(prog)s [-h] [-v] [-V] [-C CONFIG] [-W WORKFLOW] [-O OPTIMIZATION] "
     "[-b BACKEND | -T TARGET] [--dry-run] [--ray [ADDRESS]] [COMMAND <args>]"
@@ -93,13 +93,9 @@ def onecc_parser() -> ArgumentParser:
 
 def _dispatch(invocation: Invocation, command: str, args: list[str]) -> int:
     """Hand the arguments, unparsed, to the sub-command's driver (§2)."""
-    program = SUBCOMMANDS[command].program
     if command == "import":
-        parser = ArgumentParser(prog="one-import", description="Convert given model to circle")
-        parser.add_argument("driver", choices=IMPORT_DRIVERS, help="import driver")
-        invocation.parser = parser
-        program = f"one-import-{parser.parse_args(args[:1]).driver}"
-        args = args[1:]
+        return forward(invocation, args)
+    program = SUBCOMMANDS[command].program
     from one_cmds.cli.drivers import MAINS  # the drivers' option models load on demand
 
     return MAINS[program](args)

@@ -8,6 +8,7 @@ import configparser
 import glob
 import os
 
+from one_cmds.backends.lookup import install_folders
 from one_cmds.config.passes import O1_PASSES, PASS_NAMES
 from one_cmds.config.reader import parse_ini, read_text
 from one_cmds.config.source import Source, unrecognized
@@ -28,11 +29,12 @@ def o1_cfg_text() -> str:
 
 
 def available_groups() -> dict[str, str | None]:
-    """Group name -> file, searching ``ONECC_OPTIMIZATION_PATH`` then the built-in ``O1``
-    (None); the first file of a name wins; paths with a space and unreadable files are
-    dropped."""
+    """Group name -> file, searching ``ONECC_OPTIMIZATION_PATH``, then ``<install>/optimization``
+    (backends-and-packaging.md §1.4), then the built-in ``O1`` (None); the first file of a name
+    wins; paths with a space and unreadable files are dropped."""
     found: dict[str, str | None] = {}
-    for folder in os.environ.get(SEARCH_PATH_VARIABLE, "").split(os.pathsep):
+    variable = os.environ.get(SEARCH_PATH_VARIABLE, "").split(os.pathsep)
+    for folder in [*variable, *install_folders("optimization")]:
         if not folder:
             continue
         for path in sorted(glob.glob(os.path.join(glob.escape(folder), "O*.cfg"))):

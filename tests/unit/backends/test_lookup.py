@@ -107,3 +107,44 @@ def test_schema_without_function(tmp_path):
     path.write_text("x = 1\n")
     with pytest.raises(ConfigError, match='You must implement "command_schema" method'):
         schema.load_schema(str(path))
+
+
+def _install_tree(root):
+    """<root>/{bin,backends,target,optimization} with onecc in bin (the reference's layout)."""
+    (root / "bin").mkdir(parents=True)
+    (root / "bin" / "onecc").write_text("")
+    install(root / "bin", "near-compile")
+    install(root / "backends" / "far" / "bin", "far-compile")
+    install(root / "backends" / "far" / "bin", "near-compile")
+    (root / "backends" / "command" / "far").mkdir(parents=True)
+    (root / "backends" / "command" / "far" / "codegen.py").write_text("")
+    (root / "target").mkdir()
+    (root / "target" / "t.ini").write_text("TARGET=t\nBACKEND=far\n")
+    (root / "optimization").mkdir()
+    (root / "optimization" / "Ofast.cfg").write_text("[one-optimize]\n")
+
+
+def test_the_install_tree_after_the_variables(tmp_path, monkeypatch):
+    from one_cmds.config.groups import available_groups
+
+    _install_tree(tmp_path / "one")
+    for name in ("ONECC_BACKEND_PATH", "ONECC_TARGET_PATH", "ONECC_OPTIMIZATION_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("sys.argv", [str(tmp_path / "one" / "bin" / "onecc")])
+    bin_, backends = tmp_path / "one" / "bin", tmp_path / "one" / "backends"
+    assert lookup.find_tool("near-compile") == str(bin_ / "near-compile")
+    assert lookup.find_tool("far-compile") == str(backends / "far" / "bin" / "far-compile")
+    assert lookup.available("compile") == ["far-compile", "near-compile"]
+    assert lookup.find_schema("far", "codegen") == str(backends / "command" / "far" / "codegen.py")
+    assert target_backend("t") == "far"
+    assert available_groups()["Ofast"] == str(tmp_path / "one" / "optimization" / "Ofast.cfg")
+
+    elsewhere = tmp_path / "variables"
+    install(elsewhere, "near-compile")
+    (elsewhere / "t.ini").write_text("TARGET=t\nBACKEND=other\n")
+    (elsewhere / "Ofast.cfg").write_text("[one-optimize]\n")
+    for name in ("ONECC_BACKEND_PATH", "ONECC_TARGET_PATH", "ONECC_OPTIMIZATION_PATH"):
+        monkeypatch.setenv(name, str(elsewhere))
+    assert lookup.find_tool("near-compile") == str(elsewhere / "near-compile")
+    assert target_backend("t") == "other"
+    assert available_groups()["Ofast"] == str(elsewhere / "Ofast.cfg")

@@ -1,0 +1,1 @@
+../../../../../../../fixtures/backends/command/dummyV2/codegen.py
