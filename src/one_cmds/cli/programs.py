@@ -6,12 +6,28 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from one_cmds.cli import one_build, onecc
+from one_cmds.cli import one_build, one_import, onecc
 from one_cmds.cli.drivers import MAINS
+
+
+def _one_create_quant_dataset(argv: Sequence[str] | None) -> int:
+    from one_cmds.cli import data_tools  # h5 writing loads for the data tools only
+
+    return data_tools.one_create_quant_dataset(argv)
+
+
+def _rawdata2hdf5(argv: Sequence[str] | None) -> int:
+    from one_cmds.cli import data_tools
+
+    return data_tools.rawdata2hdf5(argv)
+
 
 PROGRAMS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "onecc": onecc.main,
     "one-build": one_build.main,
+    "one-import": one_import.main,
+    "one-create-quant-dataset": _one_create_quant_dataset,
+    "rawdata2hdf5": _rawdata2hdf5,
     **MAINS,
 }
 

@@ -1,6 +1,8 @@
 """Calibration records (quantization.md §3.4, §3.5): one array per model input, per record.
 
-Formats: ``h5`` (group ``value``, one subgroup per record, one dataset per input), ``list``
+Formats: ``h5`` (group ``value``, one subgroup per record, one dataset per input: typed
+arrays, or, when the group carries the attribute ``rawData`` as rawdata2hdf5 writes it, each
+input's raw bytes), ``list``
 (a text file: per line one raw file with every input concatenated, or one raw file per
 input), ``dir`` (every regular file, sorted by name, is one record
 in the concatenated raw layout), ``npz`` (project addition: one array per input named
@@ -87,41 +89,80 @@ def _h5(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     except OSError:
         raise QuantizeError(f"Given data file is not HDF5 ({path})") from None
     with handle:
-        group = handle["value"]
+        group = handle.get("value")
+        if not isinstance(group, h5py.Group):
+            raise QuantizeError(f"{path} has no group 'value' (quantization.md §3.4)")
+        # record-minmax reads every dataset as raw bytes when the attribute exists at all
+        read = _h5_raw if "rawData" in group.attrs else _h5_input
         for name in sorted(group, key=_numeric):
             record = group[name]
-            if len(record) != len(inputs):
-                raise QuantizeError(f"Wrong number of inputs (record {name} of {path})")
-            yield [_h5_input(record, str(i), t, name) for i, t in enumerate(inputs)]
+            keys = [str(i) for i in range(len(inputs))]
+            if len(record) != len(inputs) or not set(keys) <= set(record):
+                raise QuantizeError(
+                    f"Wrong number of inputs (record {name} of {path} holds datasets "
+                    f"{sorted(record, key=_numeric)}, the model's inputs read {keys})"
+                )
+            yield [read(record[k], t, name, path) for k, t in zip(keys, inputs, strict=True)]
 
 
 def _numeric(name: str) -> tuple[int, str]:
     return (int(name), "") if name.isdigit() else (math.inf, name)  # type: ignore[return-value]
 
 
-def _h5_input(record, key: str, t: Tensor, name: str) -> np.ndarray:
-    data = np.asarray(record[key])
+def _h5_input(dataset, t: Tensor, name: str, path: str) -> np.ndarray:
+    data = np.asarray(dataset)
     shape, dtype = _shape(t), _dtype(t)
     if data.size != math.prod(shape):
-        raise QuantizeError(f"Buffer size does not match (record {name}, input '{t.name}')")
+        raise QuantizeError(
+            f"Buffer size does not match (record {name} of {path}, input '{t.name}')"
+        )
     if data.dtype != dtype:
         raise QuantizeError(
-            f"record {name}, input '{t.name}' holds {data.dtype}, the model expects {dtype}"
+            f"record {name}, input '{t.name}' holds {data.dtype}, the model expects {dtype} "
+            f"(in {path})"
         )
     return data.reshape(shape)
 
 
+def _h5_raw(dataset, t: Tensor, name: str, path: str) -> np.ndarray:
+    """A dataset of the raw layout: its bytes, whatever its type, are the input's values."""
+    raw = np.asarray(dataset).tobytes()
+    expected = _nbytes(t)
+    if len(raw) != expected:
+        raise QuantizeError(
+            f"Buffer size does not match (record {name} of {path}, input '{t.name}': the "
+            f"model expects {expected} bytes of {_dtype(t)} {list(_shape(t))}, the dataset "
+            f"holds {len(raw)})"
+        )
+    return _decode(raw, t, 0)
+
+
+def _nbytes(t: Tensor) -> int:
+    return math.prod(_shape(t)) * _dtype(t).itemsize
+
+
+def _decode(raw: bytes, t: Tensor, offset: int) -> np.ndarray:
+    """Input ``t``'s values at ``offset`` of little-endian raw bytes, in native byte order."""
+    dtype, shape = _dtype(t), _shape(t)
+    values = np.frombuffer(raw, dtype.newbyteorder("<"), math.prod(shape), offset)
+    return values.astype(dtype).reshape(shape)
+
+
 def _split(raw: bytes, inputs: Sequence[Tensor], where: str) -> Record:
     """One record from the concatenated raw layout."""
-    sizes = [math.prod(_shape(t)) * _dtype(t).itemsize for t in inputs]
+    sizes = [_nbytes(t) for t in inputs]
     if len(raw) != sum(sizes):
-        raise QuantizeError(f"Input tensor size mismatches ({where})")
-    record, offset = [], 0
-    for t, size in zip(inputs, sizes, strict=True):
-        chunk = np.frombuffer(raw, _dtype(t).newbyteorder("<"), size // _dtype(t).itemsize, offset)
-        record.append(chunk.astype(_dtype(t)).reshape(_shape(t)))
-        offset += size
-    return record
+        raise QuantizeError(
+            f"Input tensor size mismatches ({where}: {len(raw)} bytes, {sum(sizes)} "
+            f"expected for {_inputs(inputs)})"
+        )
+    offsets = np.cumsum([0, *sizes[:-1]])
+    return [_decode(raw, t, int(o)) for t, o in zip(inputs, offsets, strict=True)]
+
+
+def _inputs(inputs: Sequence[Tensor]) -> str:
+    names = ", ".join(f"'{t.name}'" for t in inputs)
+    return f"inputs {names}" if len(inputs) > 1 else f"input {names}"
 
 
 def _read(path: str) -> bytes:
@@ -139,12 +180,18 @@ def _list(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     except (OSError, UnicodeDecodeError):
         raise QuantizeError(f"Cannot open file: {path}") from None
     for number, files in enumerate(lines, 1):
-        if len(files) == 1:
-            yield _split(_read(files[0]), inputs, f"{path} line {number}")
-        elif len(files) == len(inputs):
-            yield [_split(_read(f), [t], f"{f}")[0] for f, t in zip(files, inputs, strict=True)]
+        line = f"{path} line {number}"
+        if len(files) == len(inputs):  # one file per input (record-minmax checks this first)
+            yield [
+                _split(_read(f), [t], f"{f}, {line}")[0] for f, t in zip(files, inputs, strict=True)
+            ]
+        elif len(files) == 1:
+            yield _split(_read(files[0]), inputs, f"{files[0]}, {line}")
         else:
-            raise QuantizeError(f"Wrong number of inputs ({path} line {number})")
+            raise QuantizeError(
+                f"Wrong number of inputs ({path} line {number} names {len(files)} files: one "
+                f"per input of the model's {len(inputs)}, or one holding them all)"
+            )
 
 
 def _dir(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
