@@ -65,6 +65,7 @@ WEIGHTS_IGNORED = (
     "output_type",
     "quant_config",
     "TF-style_maxpool",
+    "save_min_max",
 )
 # Options that act only together with another one.
 _DEPENDENT = {

@@ -254,6 +254,12 @@ QUANTIZE_OPTIONS = (
         "Force MaxPool Op to have the same input/output quantparams. NOTE: This option can "
         "degrade accuracy of some models.)",
     ),
+    _q(
+        "save_min_max",
+        Kind.BOOL,
+        "keep each quantized tensor's recorded min/max (after the calibration algorithm, before "
+        "nudging) in its quantparam beside scale and zero point",
+    ),
     _q("quant_config", Kind.STR, "Path to the quantization configuration file."),
     _q(
         "evaluate_result",

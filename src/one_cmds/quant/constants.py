@@ -35,6 +35,8 @@ def _qparam(ranges: Ranges, axis: int | None) -> QuantParam:
     return QuantParam(
         scale=ranges.scale,
         zero_point=ranges.zero_point,
+        min=ranges.nudged_min,
+        max=ranges.nudged_max,
         quantized_dimension=0 if axis is None else axis,
     )
 

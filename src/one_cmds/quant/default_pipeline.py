@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..ir import Model, QuantParam, Tensor
+from ..ir import Graph, Model, QuantParam, Tensor
 from .activations import fixed_output_qparams, general_int16_scales, quantize_activations
 from .calibration import record_minmax, store_ranges
 from .constants import quantize_activation_constants, quantize_biases, quantize_weights_of
@@ -70,11 +70,12 @@ def calibrate(
     data: Iterable[Record],
     options: CalibrationOptions,
     note: Callable[[str], None] | None = None,
-) -> None:
-    """Stage 2: record the activation ranges on the model of stage 1."""
+) -> int:
+    """Stage 2: record the activation ranges on the model of stage 1; the number of records."""
     workers = options.calibration_workers
     minmax = record_minmax(model, data, note=note, engine=options.engine, workers=workers)
     store_ranges(minmax, options)
+    return minmax.records
 
 
 def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str]:
@@ -101,16 +102,19 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str
     set_input_types(model, options.input_type, dtype)
     set_output_types(model, options.output_type, dtype)
     remove_redundant_quantize(model)
+    _settle_quantparams(graph, options.save_min_max)
+    return kept_float
+
+
+def _settle_quantparams(graph: Graph, save_min_max: bool) -> None:
+    """Drop the quantparams without a scale; drop min/max from the others unless
+    ``save_min_max`` keeps them."""
     for t in graph.referenced_tensors():
         q = t.quant
-        if q is not None:
-            keep = q.scale is not None
-            t.quant = (
-                QuantParam(q.scale, q.zero_point, None, None, q.quantized_dimension)
-                if keep
-                else None
-            )
-    return kept_float
+        if q is None or q.scale is None:
+            t.quant = None
+        elif not save_min_max:
+            t.quant = QuantParam(q.scale, q.zero_point, None, None, q.quantized_dimension)
 
 
 def _precision(

@@ -121,6 +121,8 @@ class QuantizationOptions(CalibrationOptions):
     # Kept for configurations: MAX_POOL_2D always shares its input's qparams (adopted, see
     # quant/propagation.py), which is what the reference does with it set.
     TF_style_maxpool: bool = Field(False, alias="TF-style_maxpool")
+    # Keep the recorded min/max in the quantparams (circle-quantizer --save_min_max).
+    save_min_max: bool = False
     # One value for every input (output) or one per input (output); default [quantized_dtype].
     input_type: list[IoType] | None = None
     output_type: list[IoType] | None = None

@@ -79,7 +79,8 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     if options.calibration_workers > 1 and ray_cluster.active() is None:
         warn(NO_CLUSTER)
     with progress("calibration", total) as advance:
-        calibrate(model, _counted(data, advance), options, note=detail)
+        recorded = calibrate(model, _counted(data, advance), options, note=detail)
+    out(f"Recording finished. Number of recorded data: {recorded}")  # record-minmax's line
     _intermediate(model, options, "minmax_recorded")
     for note in quantize_with_minmax(model, options):
         warn(note)

@@ -4,17 +4,32 @@ removal and shape/type inference); a phase ends with a sweep that changes nothin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from ...errors import StageError
 from ...ir import Model
 from ...passes import GRAPH, PassSpec
 from ...passes.toolkit import GraphEditor
+from ...report.console import detail, out
 from ...shape import infer_shapes
 from ..options import OptimizeOptions
+from .luci_names import luci_name
 
 # Sweeps allowed per phase, beyond two per operator, before a phase is declared unsettled.
 SWEEP_MARGIN = 100
+
+
+def luci_log() -> bool:
+    """Whether ``LUCI_LOG`` asks for the pass log (set, and not 0)."""
+    return os.environ.get("LUCI_LOG", "0").strip() not in ("", "0")
+
+
+def _log_pass(name: str, rewrites: int) -> None:
+    """A line per pass run that changed the graph, with luci's name for the pass: on stdout
+    under ``LUCI_LOG``, else in the verbose (``-V``) log."""
+    line = f"{luci_name(name)} changed the graph ({name}, {rewrites} rewrites)"
+    (out if luci_log() else detail)(line)
 
 
 class Runner:
@@ -73,6 +88,7 @@ class Runner:
     def _count(self, spec: PassSpec, rewrites: int) -> bool:
         if rewrites:
             self.counts[spec.name] = self.counts.get(spec.name, 0) + rewrites
+            _log_pass(spec.name, rewrites)
         return bool(rewrites)
 
     def _limit(self) -> int:
