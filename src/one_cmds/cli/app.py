@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
-from one_cmds.config.groups import available_groups, check_optimization_name
+from one_cmds.config.groups import INVALID_GROUP, available_groups, check_optimization_name
 from one_cmds.errors import OneCmdsError, UsageError
 from one_cmds.report import console
 
@@ -106,11 +106,14 @@ def add_optimization(parser: argparse.ArgumentParser, *, hidden: bool = False) -
     )
 
 
-def optimization_group(value: str | None) -> str | None:
-    """The group name selected by ``-O value`` (checked as in §5, exit 2)."""
+def optimization_group(value: str | None, *, as_flag: bool = False) -> str | None:
+    """The group name selected by ``-O value`` (checked as in §5, exit 2). ``as_flag``: an
+    unknown name is reported as argparse reports an unknown flag, as ``onecc`` does, whose
+    groups are flags (``-O1``) in the reference (onecc_neg_010)."""
     if value is None:
         return None
-    check_optimization_name(f"O{value}")
+    unknown = f"unrecognized arguments: -O{value} ({INVALID_GROUP})" if as_flag else INVALID_GROUP
+    check_optimization_name(f"O{value}", unknown)
     return f"O{value}"
 
 

@@ -11,21 +11,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from one_cmds.cli.app import Invocation, optimization_group, run
-from one_cmds.cli.parsers import driver_parser
+from one_cmds.cli.app import Invocation, run
+from one_cmds.cli.parsers import driver_parser, driver_plan
 from one_cmds.cli.plans import run_plans
 from one_cmds.config.drivers import DRIVERS
-from one_cmds.config.load import plan_from_arguments
 
 
 def _run_driver(invocation: Invocation, driver: str, args: list[str]) -> int:
     parser = driver_parser(DRIVERS[driver])
     invocation.parser = parser
-    given = vars(parser.parse_args(args))
-    invocation.verbose = given.pop("verbose")
-    config, section = given.pop("config"), given.pop("section")
-    group = optimization_group(given.pop("O", None))
-    plan = plan_from_arguments(driver, given, config=config, section=section, optimization=group)
+    plan = driver_plan(invocation, driver, vars(parser.parse_args(args)))
     return run_plans([plan], dry_run=False, verbose=invocation.verbose)
 
 
@@ -48,7 +43,9 @@ def one_import_tf(argv: Sequence[str] | None = None) -> int:
 
 
 def one_import_onnx(argv: Sequence[str] | None = None) -> int:
-    return run_driver("one-import-onnx", argv)
+    from one_cmds.cli import onnx_driver  # options only one-import-onnx-ext knows
+
+    return onnx_driver.one_import_onnx(argv)
 
 
 def one_import_bcq(argv: Sequence[str] | None = None) -> int:

@@ -105,7 +105,7 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
     """The argument checks of §5 (1-4, exit 2); the ``-O`` group name."""
     if args.config is None and args.workflow is None:
         raise UsageError("-C/--config or -W/--workflow argument is required")
-    group = optimization_group(args.O)
+    group = optimization_group(args.O, as_flag=True)
     if args.backend is not None and args.workflow is not None:
         raise UsageError("'backend' option can be used only with 'config' option")
     if args.backend is not None and args.target is not None:

@@ -1,20 +1,25 @@
 """Argument parsers of the single-step drivers, built from the option tables of
-:mod:`one_cmds.config.tables` (cli-and-config.md §17)."""
+:mod:`one_cmds.config.tables` (cli-and-config.md §17), and the plan of a parsed command line."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from one_cmds.cli.app import (
     ArgumentParser,
+    Invocation,
     add_config,
     add_optimization,
     add_verbose,
     add_version,
+    optimization_group,
 )
 from one_cmds.config.drivers import DriverSpec
+from one_cmds.config.load import plan_from_arguments
 from one_cmds.config.tables import Option
 from one_cmds.config.values import Kind
+from one_cmds.pipeline import Plan
 
 _APPENDED = (Kind.STR_LIST, Kind.INT_LIST, Kind.FLOAT_LIST)
 # Destinations that are not options of the driver's section.
@@ -76,3 +81,11 @@ def driver_parser(spec: DriverSpec, **kwargs: object) -> ArgumentParser:
             help=argparse.SUPPRESS if option.hidden else option.help,
         )
     return parser
+
+
+def driver_plan(invocation: Invocation, driver: str, given: dict[str, Any]) -> Plan:
+    """The one-step plan of a single-step driver's parsed command line ``given``."""
+    invocation.verbose = given.pop("verbose")
+    config, section = given.pop("config"), given.pop("section")
+    group = optimization_group(given.pop("O", None))
+    return plan_from_arguments(driver, given, config=config, section=section, optimization=group)

@@ -33,5 +33,7 @@ PROGRAMS: dict[str, Callable[[Sequence[str] | None], int]] = {
 
 
 def main_for(path: str) -> Callable[[Sequence[str] | None], int]:
-    """The main function of the program whose launcher is ``path`` (default ``onecc``)."""
-    return PROGRAMS.get(os.path.basename(path), onecc.main)
+    """The main function of the program whose launcher is ``path`` (default ``onecc``); a
+    ``.py`` suffix of the launcher's name is not part of the program name."""
+    name = os.path.basename(path).removesuffix(".py")
+    return PROGRAMS.get(name, onecc.main)

@@ -90,10 +90,11 @@ def values(settings: Settings) -> dict[str, object]:
     return {key: setting.value for key, setting in settings.items()}
 
 
-def _raise_missing(labels: list[str], main: Source) -> None:
-    """``the following arguments are required: <labels>`` when any is missing."""
+def _raise_missing(labels: list[str], main: Source, lead: str = "the") -> None:
+    """``the following arguments are required: <labels>`` when any is missing (``lead``:
+    ``The`` as the C++ drivers print it)."""
     if labels:
-        raise main.error("the following arguments are required: " + " ".join(labels))
+        raise main.error(f"{lead} following arguments are required: " + " ".join(labels))
 
 
 def _missing_flags(settings: Settings, names: tuple[str, ...], main: Source) -> None:
@@ -101,12 +102,30 @@ def _missing_flags(settings: Settings, names: tuple[str, ...], main: Source) -> 
 
 
 def verify_required(options: tuple[Option, ...], *, bare: bool = False) -> Verify:
-    """Check the required options of a table; ``bare`` lists names as ``one-resize`` does."""
+    """Check the required options of a table; ``bare`` lists names as ``one-resize`` and
+    ``one-partition`` do, in the C++ tools' message (``The following ...``, one-resize_neg_001)."""
 
     def verify(settings: Settings, main: Source) -> dict[str, object]:
         missing = [o for o in options if o.required and o.name not in settings]
-        _raise_missing([o.name if bare else o.display for o in missing], main)
+        labels = [o.name if bare else o.display for o in missing]
+        _raise_missing(labels, main, "The" if bare else "the")
         return values(settings)
+
+    return verify
+
+
+def verify_onnx(options: tuple[Option, ...]) -> Verify:
+    """``one-import-onnx`` (onnx-import.md §2): required paths; ``force_ext`` and
+    ``disable_ext`` exclude each other in a section too (argparse does it on the command
+    line)."""
+    required = verify_required(options)
+
+    def verify(settings: Settings, main: Source) -> dict[str, object]:
+        fields = required(settings, main)
+        if fields.get("force_ext") and fields.get("disable_ext"):
+            message = "'force_ext' is not allowed with 'disable_ext'"
+            raise _where(settings, "force_ext", main).error(message, key="force_ext")
+        return fields
 
     return verify
 

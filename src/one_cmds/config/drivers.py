@@ -15,6 +15,7 @@ from one_cmds.backends.calls import ToolOptions
 from one_cmds.config import import_tables, tables, tf_tables
 from one_cmds.config.checks import (
     Verify,
+    verify_onnx,
     verify_optimize,
     verify_pytorch,
     verify_quantize,
@@ -95,7 +96,7 @@ DRIVERS: dict[str, DriverSpec] = {
             "command line tool to convert ONNX to circle",
             import_tables.IMPORT_ONNX_OPTIONS,
             "ImportOnnxOptions",
-            verify_required(import_tables.IMPORT_ONNX_OPTIONS),
+            verify_onnx(import_tables.IMPORT_ONNX_OPTIONS),
         ),
         DriverSpec(
             "one-import-bcq",

@@ -21,6 +21,7 @@ GROUP_SECTION = "one-optimize"
 GROUP_KEYS = ("O1", *PASS_NAMES)
 NOT_FOUND = "Not found given optimization configuration file"
 BUILTIN = "O1"
+INVALID_GROUP = "Invalid optimization option"
 
 
 def o1_cfg_text() -> str:
@@ -46,12 +47,13 @@ def available_groups() -> dict[str, str | None]:
     return found
 
 
-def check_optimization_name(group: str) -> None:
-    """The ``-O`` checks of §5 (2a, 2b) on a group name such as ``O1`` (exit 2)."""
+def check_optimization_name(group: str, unknown: str = INVALID_GROUP) -> None:
+    """The ``-O`` checks of §5 (2a, 2b) on a group name such as ``O1`` (exit 2); ``unknown``
+    is the message for a name no group has."""
     if " " in group:
         raise UsageError("Not allowed to have space in the optimization name")
     if group not in available_groups():
-        raise UsageError("Invalid optimization option")
+        raise UsageError(unknown)
 
 
 def include_names(value: object, source: Source) -> list[str]:

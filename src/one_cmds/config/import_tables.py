@@ -9,6 +9,7 @@ from one_cmds.config.tables import Option, io_options, profile_options
 from one_cmds.config.values import Kind
 
 CONVERTER = "converter arguments"
+EXTENSION = "extension arguments"
 _IGNORED = " (no effect in one-cmds: ignored with a warning)"
 
 
@@ -76,14 +77,27 @@ IMPORT_ONNX_OPTIONS = (
         Kind.BOOL,
         help="Ensure generated circle model preserves the I/O order of the original onnx model.",
     ),
-    _ignored(
+    Option(
         "disable_ext",
         Kind.BOOL,
-        "Disable one-import-onnx-ext and use legacy onnx-tf package",
+        help="never run one-import-onnx-ext (installed beside this program), not even when "
+        "the built-in import fails",
+        group=EXTENSION,
         exclusive="ext",
     ),
-    _ignored("force_ext", Kind.BOOL, "Force the use of one-import-onnx-ext", exclusive="ext"),
-    _ignored("save_intermediate", Kind.BOOL, "Save intermediate files to output folder"),
+    Option(
+        "force_ext",
+        Kind.BOOL,
+        help="run one-import-onnx-ext (installed beside this program) instead of the built-in "
+        "importer",
+        group=EXTENSION,
+        exclusive="ext",
+    ),
+    Option(
+        "save_intermediate",
+        Kind.BOOL,
+        help="also write the imported model as <output base>.tflite beside the output",
+    ),
     _BATCHMATMUL,
     Option("input_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("input")),
     Option("output_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("output")),

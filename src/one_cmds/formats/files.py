@@ -171,14 +171,18 @@ class Output:
             offset, count = offset + n, count - n
 
 
-def check_output_path(path: str) -> str:
-    """The folder of ``path``; ``Failed to export: <path> (<reason>)`` when the file cannot
-    be written there (a directory, or a folder that does not exist)."""
+WRITE_CIRCLE = "Failed to write circle"  # what the reference's exporter says of a model file
+EXPORT = "Failed to export"
+
+
+def check_output_path(path: str, failed: str = WRITE_CIRCLE) -> str:
+    """The folder of ``path``; ``<failed>: <path> (<reason>)`` when the file cannot be written
+    there (a directory, or a folder that does not exist)."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise ExportError(f"Failed to export: {path} (is a directory)")
+        raise ExportError(f"{failed}: {path} (is a directory)")
     if not os.path.isdir(folder):
-        raise ExportError(f"Failed to export: {path} (folder {folder} does not exist)")
+        raise ExportError(f"{failed}: {path} (folder {folder} does not exist)")
     return folder
 
 
@@ -188,18 +192,18 @@ def temporary_path(path: str, pid: int | None = None) -> str:
     return os.path.join(folder, f".{name}.{os.getpid() if pid is None else pid}.tmp")
 
 
-def write_atomically(path: str, write: Callable[[Output], None]) -> int:
+def write_atomically(path: str, write: Callable[[Output], None], failed: str = EXPORT) -> int:
     """Write a file through ``write`` into a temporary file next to ``path``, then rename it.
 
     Nothing is left behind on failure. Returns the size of the written file. Errors become
-    ``Failed to export: <path> (<reason>)``.
+    ``<failed>: <path> (<reason>)``.
     """
-    check_output_path(path)
+    check_output_path(path, failed)
     tmp = temporary_path(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     except OSError as e:
-        raise ExportError(f"Failed to export: {path} ({e.strerror})") from None
+        raise ExportError(f"{failed}: {path} ({e.strerror})") from None
     try:
         try:
             output = Output(fd)
@@ -210,7 +214,7 @@ def write_atomically(path: str, write: Callable[[Output], None]) -> int:
         os.replace(tmp, path)
     except OSError as e:
         _remove_quietly(tmp)
-        raise ExportError(f"Failed to export: {path} ({e.strerror or e})") from None
+        raise ExportError(f"{failed}: {path} ({e.strerror or e})") from None
     except BaseException:
         _remove_quietly(tmp)
         raise

@@ -36,7 +36,7 @@ from ..ir.schema import (
     options_type,
 )
 from . import metadata as md
-from .files import Output, write_atomically
+from .files import WRITE_CIRCLE, Output, write_atomically
 from .reader import BUFFER_LOCATION, CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER
 from .streamed import ExternalFile, Hole, InlineFile
 
@@ -75,7 +75,7 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
     if file.size > FLATBUFFER_LIMIT:
         file = _external(layout, ident, version)
     if layout.md5_buffer is None:
-        return write_atomically(path, file.write)
+        return write_atomically(path, file.write, WRITE_CIRCLE)
     with ThreadPoolExecutor(1) as pool:
         md5 = pool.submit(lambda: model.source_md5)
 
@@ -84,7 +84,7 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
             position = file.positions[id(layout.md5_buffer)]
             output.write_at(position, md.encode_md5(md5.result()))  # type: ignore[arg-type]
 
-        return write_atomically(path, write)
+        return write_atomically(path, write, WRITE_CIRCLE)
 
 
 def settle(model: Model) -> None:
@@ -332,21 +332,27 @@ def _bytes(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8", errors="surrogateescape")
 
 
-def _check_tflite_compatible(model: Model, path: str) -> None:
-    """Refuse a TFL3 output for a model that uses circle-only features."""
-
-    def refuse(feature: str, where: str) -> None:
-        raise ExportError(f"Failed to export: {path} ({feature} exists only in circle: {where})")
-
+def circle_only_feature(model: Model) -> str | None:
+    """The first feature of ``model`` that only circle can hold, with where it is (e.g.
+    ``operator BCQ_GATHER exists only in circle: graph 0, operator 3``); None when the model
+    can be written as TFLite."""
     for g, graph in enumerate(model.graphs):
         for i, op in enumerate(graph.operators):
             where = f"graph {g}, operator {i}"
             if OPCODE_BY_NAME[op.opcode] < 0:
-                refuse(f"operator {op.opcode}", where)
+                return f"operator {op.opcode} exists only in circle: {where}"
             if options_type(op.options) in CIRCLE_ONLY_OPTIONS:
-                refuse(f"options {type(op.options).__name__[:-1]}", where)
+                return f"options {type(op.options).__name__[:-1]} exists only in circle: {where}"
             if getattr(op.options, "weightsFormat", 0) == SHUFFLED16x1FLOAT32:
-                refuse("weights format SHUFFLED16x1FLOAT32", where)
+                return f"weights format SHUFFLED16x1FLOAT32 exists only in circle: {where}"
         for t in graph.referenced_tensors():
             if TYPE_BY_NAME[t.dtype] < 0:
-                refuse(f"tensor type {t.dtype}", f"graph {g}, tensor {t.name}")
+                return f"tensor type {t.dtype} exists only in circle: graph {g}, tensor {t.name}"
+    return None
+
+
+def _check_tflite_compatible(model: Model, path: str) -> None:
+    """Refuse a TFL3 output for a model that uses circle-only features."""
+    feature = circle_only_feature(model)
+    if feature is not None:
+        raise ExportError(f"Failed to export: {path} ({feature})")

@@ -1,8 +1,8 @@
 """The import steps: ``one-import-tflite`` and ``one-import-circle`` load a model file (the
 format comes from the file identifier, so both accept either format); ``one-import-onnx``
-lowers an ONNX model (onnx-import.md); ``one-import-pytorch`` exports a PyTorch model to ONNX
-in memory and lowers that (tf-and-pytorch-import.md §5). Loading stamps origins and the source
-md5 (circle-format-and-metadata.md §8, §12).
+lowers an ONNX model (onnx-import.md; :mod:`.onnx_import`); ``one-import-pytorch`` exports a
+PyTorch model to ONNX in memory and lowers that (tf-and-pytorch-import.md §5). Loading stamps
+origins and the source md5 (circle-format-and-metadata.md §8, §12).
 """
 
 from __future__ import annotations
@@ -13,21 +13,12 @@ from typing import TYPE_CHECKING
 from ..formats.files import check_output_path, write_atomically
 from ..ir import Model
 from ..report.console import detail, warn
-from .options import ImportOnnxOptions, ImportOptions, ImportPytorchOptions
+from .onnx_import import OnnxImportStage
+from .options import ImportOptions, ImportPytorchOptions
 from .stage import Stage
 
 if TYPE_CHECKING:
     import onnx
-
-
-class OnnxImportStage(Stage[ImportOnnxOptions]):
-    """The ``.onnx`` file imported with the step's options; the ``-V`` listing goes to the
-    step log (and stdout with ``-V``)."""
-
-    def load(self, options: ImportOnnxOptions) -> Model:
-        from ..frontends.onnx import import_onnx
-
-        return import_onnx(options.input_path, options, warn=warn, note=detail)
 
 
 class PytorchImportStage(Stage[ImportPytorchOptions]):

@@ -39,11 +39,17 @@ class ImportOptions(StepOptions):
 
 class ImportOnnxOptions(StepOptions, OnnxOptions):
     """``one-import-onnx`` (onnx-import.md §2). ``keep_io_order`` is always in effect (names and
-    order are never rewritten); the reference's options without effect are not kept."""
+    order are never rewritten); the reference's options without effect are not kept.
+    ``extension_args`` are command-line options only ``one-import-onnx-ext`` knows (passed on
+    to it, which then runs instead of the built-in importer)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     keep_io_order: bool = False
+    save_intermediate: bool = False
+    force_ext: bool = False
+    disable_ext: bool = False
+    extension_args: tuple[str, ...] = ()
 
 
 class ImportPytorchOptions(StepOptions):

@@ -82,7 +82,7 @@ def test_hidden_optimization_option(runs, capsys):
         (
             drivers.one_resize,
             ["-i", "a"],
-            "the following arguments are required: output_path input_shapes",
+            "The following arguments are required: output_path input_shapes",
         ),
         (drivers.one_import_tflite, ["-o", "b"], "required: -i/--input_path"),
         (drivers.one_optimize, ["-i", "a", "--fold_cst"], "unrecognized arguments: --fold_cst"),

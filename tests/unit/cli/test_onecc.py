@@ -74,7 +74,7 @@ def test_argument_checks(runs, capsys):
     assert errors == [
         "onecc: error: -C/--config or -W/--workflow argument is required",
         "onecc: error: Not allowed to have space in the optimization name",
-        "onecc: error: Invalid optimization option",
+        "onecc: error: unrecognized arguments: -O3 (Invalid optimization option)",
         "onecc: error: 'backend' option can be used only with 'config' option",
         "onecc: error: 'backend' and 'target' are mutually exclusive option. 'target' option "
         "automatically set a backend.",
@@ -119,4 +119,4 @@ def test_one_build(runs, capsys):
     assert "one-build: error: -C/--config argument is required" in capsys.readouterr().err
     write("b.cfg", CONFIG)
     assert one_build(["-C", "b.cfg"]) == 255
-    assert "[one-build] section is required in configuraion file" in capsys.readouterr().err
+    assert "'one-build' section is required in configuraion file" in capsys.readouterr().err

@@ -254,7 +254,7 @@ def test_output_path_is_checked_before_torch_runs(files, tmp_path, capsys, monke
     monkeypatch.setattr(loading, "load_model", None)  # torch must not be reached
     out = str(tmp_path / "no" / "o.circle")
     assert _fails(capsys, ["-i", str(files / "test_pytorch_model.pt2"), "-o", out]) == (
-        f"one-import-pytorch: Failed to export: {out} (folder {tmp_path / 'no'} does not exist)"
+        f"one-import-pytorch: Failed to write circle: {out} (folder {tmp_path / 'no'} does not exist)"
     )
 
 

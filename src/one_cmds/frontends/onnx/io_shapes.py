@@ -40,8 +40,10 @@ def _dims(info: onnx.ValueInfoProto) -> list[onnx.TensorShapeProto.Dimension]:
 
 
 def _set_dims(info: onnx.ValueInfoProto, shape: Shape) -> None:
-    dims = _dims(info)
-    if dims and len(dims) != len(shape):
+    """Give the input ``shape``; its rank must be the declared one (an input without a
+    declared shape has no rank to match: the reference refuses it too)."""
+    declared = info.type.tensor_type.HasField("shape")
+    if not declared or len(_dims(info)) != len(shape):
         raise OnnxImportError(
             "Rank of provided shape must be compatible with the origin tensor="
             f"{info.name} from the model"
