@@ -42,7 +42,7 @@ def bcq_tflite_bytes(
     path: str, data: memoryview | bytes, options: TfOptions, warn: Callable[[str], None]
 ) -> bytes:
     """The conversion of the GraphDef at ``path`` with its BCQ metadata and bundles."""
-    graph_def = parse_graph_def(data, path)
+    graph_def = parse_graph_def(data, path, text=False)
     outputs = with_bcq_outputs(graph_def, options.output_arrays or [], path, warn)
     converting = options.model_copy(update={"output_arrays": outputs})
     return convert(graph_def_converter(graph_def, converting), converting)

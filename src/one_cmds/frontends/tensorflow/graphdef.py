@@ -14,12 +14,20 @@ from google.protobuf.message import DecodeError
 from .errors import TfFileError, TfImportError
 
 
-def parse_graph_def(data: memoryview | bytes, path: str) -> tf.compat.v1.GraphDef:
-    """The GraphDef in ``data`` (the file ``path``): binary, else UTF-8 text."""
+def parse_graph_def(
+    data: memoryview | bytes, path: str, *, text: bool = True
+) -> tf.compat.v1.GraphDef:
+    """The GraphDef in ``data`` (the file ``path``): binary, else (with ``text``) UTF-8 text.
+    Without ``text`` a file that is not binary is protobuf's ``Error parsing message``, as
+    the reference's one-import-bcq reports it (one-import-bcq_neg_004)."""
     graph_def = tf.compat.v1.GraphDef()
     try:
         graph_def.ParseFromString(bytes(data))
     except DecodeError as binary:
+        if not text:
+            raise TfFileError(
+                f"Error parsing message: {path} is not a binary TensorFlow GraphDef ({binary})"
+            ) from None
         graph_def = tf.compat.v1.GraphDef()
         try:
             text_format.Merge(bytes(data).decode("utf-8"), graph_def)
