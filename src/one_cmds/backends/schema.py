@@ -70,6 +70,14 @@ class ArgumentParser:
             raise ConfigError('Boolean type option should start with dash("-")')
         self.arguments.append(Argument(tuple(names), action, dtype))
 
+    def has_option(self, key: str) -> bool:
+        """Whether a ``NormalOption`` reads the section key ``key``."""
+        return any(
+            key in (name.lstrip("-") for name in argument.names)
+            for argument in self.arguments
+            if argument.action is NormalOption
+        )
+
     @property
     def driver(self) -> str:
         """The driver's name (the first name of the ``DriverName`` argument)."""

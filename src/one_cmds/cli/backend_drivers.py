@@ -79,12 +79,11 @@ def _run_backend(invocation: Invocation, driver: BackendDriver, argv: list[str])
     before, after = split_at_dashes(argv)
     if after is None:
         args, unknown = parser.parse_known_args(before)
+        after = unknown or None  # without ``--``, unknown arguments are the backend's
     else:
-        args, unknown = parser.parse_args(before), []
+        args = parser.parse_args(before)
     invocation.verbose = args.verbose
-    if args.config is not None and unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    request = BackendRequest(backend=args.backend, target=args.target, after=after, unknown=unknown)
+    request = BackendRequest(backend=args.backend, target=args.target, after=after)
     plan = Plan()
     section = None
     if args.config is not None:

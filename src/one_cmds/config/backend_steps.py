@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from one_cmds.backends.calls import ToolCall
-from one_cmds.backends.lookup import find_schema
-from one_cmds.backends.schema import load_schema
+from one_cmds.backends.lookup import find_schema, find_target
+from one_cmds.backends.schema import ArgumentParser, load_schema
 from one_cmds.backends.target import target_backend
 from one_cmds.config.source import COMMAND_LINE, Source, unrecognized
 from one_cmds.config.values import to_bool, type_name
+from one_cmds.errors import OneCmdsError
 from one_cmds.report.console import warn
 
 if TYPE_CHECKING:
@@ -23,11 +24,17 @@ if TYPE_CHECKING:
 BOTH_OPTIONS = "'backend' option and 'target' option cannot be used simultaneously."
 REQUIRED = "the following arguments are required: [-b/--backend | -T/--target]"
 NOT_OF_GIVEN = "Not found the command of given backend"
+RAW_COMMAND = "__command"
 
 
 @dataclass(frozen=True)
 class BackendDriver:
-    """``one-codegen`` or ``one-profile``: tool suffix, schema name and the texts that differ."""
+    """``one-codegen`` or ``one-profile``: tool suffix, schema name and the texts that differ.
+
+    ``no_command`` (a ``backend`` without its command) keeps the reference's ``error: `` prefix
+    in a configuration's context too, where its tests grep it (one-codegen_neg_004,
+    one-profile_neg_004); on the command line argparse's own prefix stands for it.
+    """
 
     name: str
     suffix: str
@@ -64,8 +71,9 @@ class BackendRequest:
     """Everything a codegen/profile step is selected by.
 
     ``section`` is the step's section (None without ``-C``), ``source`` where it is defined
-    (errors there exit 255), ``flags`` where ``-b``/``-T`` came from; ``after`` the arguments
-    after ``--`` (None without ``--``), ``unknown`` the other arguments without ``-C``.
+    (errors there exit 255), ``flags`` where ``-b``/``-T`` came from; ``after`` the backend's
+    arguments from the command line: those after ``--``, or without ``--`` the arguments the
+    driver does not know (None when there are none).
     """
 
     section: Mapping[str, object] | None = None
@@ -75,7 +83,6 @@ class BackendRequest:
     target: str | None = None
     config_target: str | None = None
     after: list[str] | None = None
-    unknown: list[str] = field(default_factory=list)
 
 
 def _words(value: object, source: Source, key: str) -> list[str]:
@@ -105,15 +112,42 @@ def _call(driver: BackendDriver, backend: str, target: str | None, words: list[s
 
 
 def _warn_unused(keys: Mapping[str, object], names: list[str], source: Source) -> None:
-    valid = {"backend", "backends", "command", *names}
+    valid = {"backend", "backends", "command", RAW_COMMAND, *names}
     for key in keys:
         if key not in valid:
             warn(f"'{key}' has no effect in [{source.section}] and is ignored")
 
 
-def _schema_call(path: str, keys: Mapping[str, object], target: str, source: Source) -> ToolCall:
+def _command_key(
+    keys: Mapping[str, object], source: Source, schema: ArgumentParser | None = None
+) -> str | None:
+    """The key holding the backend's command words: ``__command``, else ``command`` unless the
+    command schema has a ``command`` option of its own (onecc_070-072)."""
+    raw = "command" in keys and (schema is None or not schema.has_option("command"))
+    if raw and RAW_COMMAND in keys:
+        raise source.error(f"'command' and '{RAW_COMMAND}' keys cannot be used simultaneously.")
+    if RAW_COMMAND in keys:
+        return RAW_COMMAND
+    return "command" if raw else None
+
+
+def _no_command(driver: BackendDriver, source: Source, key: str = "command") -> OneCmdsError:
+    message = driver.no_command if source.usage else f"error: {driver.no_command}"
+    return source.error(message, hint=f"'{key}' key is missing")
+
+
+def _backend_of(target: str | None, needed: bool) -> str | None:
+    """The BACKEND of ``target``. When the backend is chosen otherwise, a target without a
+    target file is only forwarded as ``--target`` (one-profile_007)."""
+    if target is None or (not needed and find_target(target) is None):
+        return None
+    return target_backend(target)
+
+
+def _schema_call(
+    parser: ArgumentParser, keys: Mapping[str, object], target: str, source: Source
+) -> ToolCall:
     """The argv a command schema builds from the section's keys (§2.4)."""
-    parser = load_schema(path)
     given = {key: value for key, value in keys.items() if key != "backend"}
     name, args, leftover = parser.build(given, target, lambda k, v: to_bool(v, source, k))
     if leftover:
@@ -122,10 +156,9 @@ def _schema_call(path: str, keys: Mapping[str, object], target: str, source: Sou
 
 
 def _without_config(driver: BackendDriver, request: BackendRequest, backend: str) -> ToolCall:
-    words = request.after if request.after is not None else request.unknown
-    if not words:
+    if not request.after:
         raise request.source.error(driver.missing_command)
-    return _call(driver, backend, request.target, words)
+    return _call(driver, backend, request.target, request.after)
 
 
 def backend_calls(driver: BackendDriver, request: BackendRequest) -> list[ToolCall]:
@@ -138,7 +171,7 @@ def backend_calls(driver: BackendDriver, request: BackendRequest) -> list[ToolCa
     selected = request.backend is not None or "backend" in keys or "backends" in keys
     if not selected and target is None:
         raise where.error(REQUIRED)
-    of_target = target_backend(target) if target is not None else None
+    of_target = _backend_of(target, needed=not selected)
     if request.section is None:
         return [_without_config(driver, request, str(request.backend or of_target))]
     if "backend" in keys and "backends" in keys:
@@ -150,9 +183,9 @@ def backend_calls(driver: BackendDriver, request: BackendRequest) -> list[ToolCa
         raise where.error(NOT_OF_GIVEN)
     names = _names(keys, where)
     schema = find_schema(of_target, driver.schema) if of_target is not None else None
-    after = request.after or []
-    if backend is not None and "command" not in keys and not after and schema is None:
-        raise where.error(driver.no_command)
+    commanded = "command" in keys or RAW_COMMAND in keys
+    if backend is not None and not commanded and not request.after and schema is None:
+        raise _no_command(driver, where)
     for name in names:
         if name not in keys:
             raise where.error(f"Not found the command for {name}")
@@ -178,23 +211,27 @@ def _configured_calls(
             raise where.error("the following arguments are required: -b/--backend")
         chosen = request.backend or backend or of_target
         return [_call(driver, str(chosen), target, request.after)]
-    if schema is not None and request.backend is None:
-        if "command" not in keys:
-            return [_schema_call(schema, keys, str(target), where)]
-        warn(f"'command' key in the [{driver.name}] will be deprecated as of September 1, 2025.")
+    parser = load_schema(schema) if schema is not None and request.backend is None else None
+    command = _command_key(keys, where, parser)
+    if parser is not None:
+        if command is None:
+            return [_schema_call(parser, keys, str(target), where)]
+        if command == "command":
+            warn(
+                f"'command' key in the [{driver.name}] will be deprecated as of September 1, 2025."
+            )
     _warn_unused(keys, names, where)
     if request.backend is not None:
-        key = "command" if backend == request.backend else request.backend
-        if key not in keys:
-            raise where.error(driver.no_command)
+        key = command if backend == request.backend else request.backend
+        if key is None or key not in keys:
+            raise _no_command(driver, where, key or "command")
         return [_call(driver, request.backend, target, _words(keys[key], where, key))]
-    if backend is not None:
-        return [_call(driver, str(backend), target, _words(keys["command"], where, "command"))]
     if names:
         return [_call(driver, name, target, _words(keys[name], where, name)) for name in names]
-    if "command" not in keys:
-        raise where.error(driver.no_command)
-    return [_call(driver, str(of_target), target, _words(keys["command"], where, "command"))]
+    if command is None:
+        raise _no_command(driver, where)
+    chosen = backend if backend is not None else of_target
+    return [_call(driver, str(chosen), target, _words(keys[command], where, command))]
 
 
 def infer_calls(options: InferOptions, after: Sequence[str] = ()) -> list[ToolCall]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 TOOL = Path(__file__).resolve().parents[2] / "fixtures" / "backends" / "backend_tool.py"
-NAMES = ("dummy-compile", "dummyV2-compile", "dummy-profile", "help-compile")
+NAMES = ("dummy-compile", "dummyV2-compile", "dummy-profile", "help-compile", "sch-compile")
 SCHEMA = """from onelib import argumentparse
 from onelib.argumentparse import DriverName, NormalOption, TargetOption
 
@@ -22,6 +22,7 @@ def command_schema():
     parser.add_argument("--quiet", action=NormalOption, dtype=bool)
     parser.add_argument("-o", action=NormalOption)
     parser.add_argument("input", action=NormalOption)
+    parser.add_argument("--command", action=NormalOption, dtype=bool)
     return parser
 """
 

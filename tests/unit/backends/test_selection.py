@@ -47,6 +47,30 @@ B = ["-O", "b.tvn", "in.circle"]
         ),
         (
             one_codegen,
+            ["-C", "c.cfg", "-o", "c.tvn", "d"],
+            CODEGEN + "backend=dummy\ncommand=-o a.tvn in.circle\n",
+            [("dummy-compile", ["-o", "c.tvn", "d"])],
+        ),
+        (
+            one_profile,
+            ["-C", "c.cfg", "-T", "no_file"],
+            "[one-profile]\nbackend=dummy\ncommand=x.tvn\n",
+            [("dummy-profile", ["--target", "no_file", "x.tvn"])],
+        ),
+        (
+            one_codegen,
+            ["-C", "c.cfg"],
+            CODEGEN + "command=True\n\n[backend]\ntarget=sch_tgt\n",
+            [("dummy-compile", ["--target", "sch_tgt", "--command"])],
+        ),
+        (
+            one_codegen,
+            ["-C", "c.cfg"],
+            CODEGEN + "command=True\n__command=-o a.tvn in.circle\n\n[backend]\ntarget=sch_tgt\n",
+            [("sch-compile", ["--target", "sch_tgt", *A])],
+        ),
+        (
+            one_codegen,
             ["-C", "c.cfg"],
             CODEGEN + "backend=dummy\ncommand=-o a.tvn in.circle\n\n[backend]\ntarget=tgt\n",
             [("dummy-compile", ["--target", "tgt", *A])],
@@ -154,3 +178,31 @@ def test_post_process_after_success_only(backends, tmp_path, capfd):
     out, err = capfd.readouterr()
     assert "post" not in out
     assert "one-infer: dummy-infer exited with code 1" in err
+
+
+@pytest.mark.parametrize(
+    ("main", "config", "message"),
+    [
+        (
+            one_codegen,
+            "[one-codegen]\nbackend=dummy\n",
+            "one-codegen: error: Command for given backend not found (file 'c.cfg', section "
+            "[one-codegen], 'command' key is missing)",
+        ),
+        (
+            one_profile,
+            "[one-profile]\nbackend=dummy\n",
+            "one-profile: error: Not found the command for given backend",
+        ),
+        (
+            one_codegen,
+            "[one-codegen]\nbackend=dummy\ncommand=-o a b\n__command=-o a b\n",
+            "one-codegen: 'command' and '__command' keys cannot be used simultaneously.",
+        ),
+    ],
+)
+def test_command_key_errors(backends, capsys, main, config, message):
+    (backends.root.parent / "c.cfg").write_text(config)
+    assert main(["-b", "dummy", "-C", "c.cfg"]) == 255
+    assert message in capsys.readouterr().err
+    assert backends.calls() == []

@@ -1,0 +1,1 @@
+../../../../../fixtures/install/launcher.py

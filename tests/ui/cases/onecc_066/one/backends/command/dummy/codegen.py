@@ -1,0 +1,1 @@
+../../../../../onecc_064/one/backends/command/dummy/codegen.py

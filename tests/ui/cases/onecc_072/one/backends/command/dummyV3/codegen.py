@@ -1,0 +1,1 @@
+../../../../../onecc_071/one/backends/command/dummyV3/codegen.py
