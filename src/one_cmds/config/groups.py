@@ -7,6 +7,7 @@ from __future__ import annotations
 import configparser
 import glob
 import os
+from collections.abc import Sequence
 
 from one_cmds.backends.lookup import install_folders
 from one_cmds.config.passes import O1_PASSES, PASS_NAMES
@@ -88,15 +89,21 @@ def o1_settings(source: Source) -> Settings:
     return {name: Setting(True, source) for name in O1_PASSES}
 
 
-def load_group(name: str, source: Source) -> Settings:
-    """The pass switches of group ``name`` (its ``O1`` key expanded first); ``source`` is
-    where the name was given."""
+def load_groups(names: Sequence[str], source: Source) -> tuple[bool, list[Settings]]:
+    """Whether the built-in ``O1`` is among ``names`` (it switches the O1 passes on as the key
+    ``O1`` does, below the section's own keys: onecc_044), and the pass switches of the group
+    files, in order (above the section's keys: onecc_024); ``source`` is where the names were
+    given."""
     groups = available_groups()
-    if name not in groups:
-        raise source.error(NOT_FOUND, hint=f"group '{name}'")
-    path = groups[name]
-    if path is None:
-        return o1_settings(Source(place=f"built-in group '{name}'"))
+    for name in names:
+        if name not in groups:
+            raise source.error(NOT_FOUND, hint=f"group '{name}'")
+    files = [path for name in names if (path := groups[name]) is not None]
+    return len(files) < len(names), [_load_group(path) for path in files]
+
+
+def _load_group(path: str) -> Settings:
+    """The pass switches of the group file ``path`` (its ``O1`` key expanded first)."""
     try:
         sections = parse_ini(read_text(path, NOT_FOUND), path)
     except configparser.Error:

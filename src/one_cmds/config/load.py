@@ -14,7 +14,7 @@ from one_cmds.config.backend_steps import (
     infer_calls,
 )
 from one_cmds.config.drivers import DRIVERS, step_of
-from one_cmds.config.groups import check_optimization_name, load_group
+from one_cmds.config.groups import check_optimization_name, load_groups
 from one_cmds.config.reader import ConfigFile, read_config
 from one_cmds.config.resolve import OPTIMIZE, build_options, convert_values
 from one_cmds.config.sections import (
@@ -81,7 +81,8 @@ def plan_from_config(
     switches = read_switches(config, legacy=legacy)
     include_source = config.source(switches.section)
     names = [optimization] if optimization is not None else switches.include
-    groups = [load_group(name, include_source) for name in names]
+    o1_named, groups = load_groups(names, include_source)
+    o1_group = include_source if o1_named else None
     profile = read_profile(config)
     environment = read_environment(config)
     check_backend_section(config)
@@ -109,6 +110,7 @@ def plan_from_config(
             main=source,
             section=convert_values(step, config.sections[step], source),
             groups=groups if step == OPTIMIZE else (),
+            o1_group=o1_group,
             cli=_command_line((cli or {}).get(step), step, usage=False),
         )
         from one_cmds.stages.options import InferOptions
@@ -156,13 +158,14 @@ def plan_from_arguments(
         main = parsed.source(name)
         settings = convert_values(driver, parsed.sections[name], main)
         profile, environment = read_profile(parsed), read_environment(parsed)
-    groups = [load_group(optimization, main)] if optimization is not None else []
+    o1_named, groups = load_groups([optimization] if optimization is not None else [], main)
     options = build_options(
         driver,
         main=main,
         section=settings,
         groups=groups,
         cli=_command_line(cli, driver, usage=config is None),
+        o1_group=main if o1_named else None,
     )
     step = step_of(driver, options, name if config is not None else None)
     return Plan(steps=[step], environment=environment, profile=profile, config_path=path)

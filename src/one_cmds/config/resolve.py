@@ -64,17 +64,21 @@ def build_options(
     section: Settings,
     groups: Sequence[Settings] = (),
     cli: Settings | None = None,
+    o1_group: Source | None = None,
 ) -> DriverOptions:
     """Merge the converted layers, verify them and build the option model.
 
     ``main`` is where the step is defined (its section, workflow step or command line); it
-    names missing required options.
+    names missing required options. ``o1_group``: where the built-in ``O1`` group was named
+    (``include=O1``, ``-O1``), which switches the O1 passes on as the ``O1`` key does.
     """
     cli = cli or {}
     merged: Settings = {}
     o1 = cli.get("O1") or section.get("O1")
     if driver == OPTIMIZE and o1 is not None and o1.value:
         merged.update(o1_settings(o1.source))
+    elif driver == OPTIMIZE and o1_group is not None:
+        merged.update(o1_settings(o1_group))
     merged.update(section)
     for group in groups:
         merged.update(group)

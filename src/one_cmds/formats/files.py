@@ -171,7 +171,9 @@ class Output:
             offset, count = offset + n, count - n
 
 
-WRITE_CIRCLE = "Failed to write circle"  # what the reference's exporter says of a model file
+# The reference's importers say this of an output they cannot write (one-import_neg_009); its
+# other tools say EXPORT (one-quantize_neg_004).
+WRITE_CIRCLE = "Failed to write circle"
 EXPORT = "Failed to export"
 
 

@@ -36,7 +36,7 @@ from ..ir.schema import (
     options_type,
 )
 from . import metadata as md
-from .files import WRITE_CIRCLE, Output, write_atomically
+from .files import Output, write_atomically
 from .reader import BUFFER_LOCATION, CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER
 from .streamed import ExternalFile, Hole, InlineFile
 
@@ -75,7 +75,7 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
     if file.size > FLATBUFFER_LIMIT:
         file = _external(layout, ident, version)
     if layout.md5_buffer is None:
-        return write_atomically(path, file.write, WRITE_CIRCLE)
+        return write_atomically(path, file.write)
     with ThreadPoolExecutor(1) as pool:
         md5 = pool.submit(lambda: model.source_md5)
 
@@ -84,7 +84,7 @@ def save(model: Model, path: str, *, profile: bool = False) -> int:
             position = file.positions[id(layout.md5_buffer)]
             output.write_at(position, md.encode_md5(md5.result()))  # type: ignore[arg-type]
 
-        return write_atomically(path, write, WRITE_CIRCLE)
+        return write_atomically(path, write)
 
 
 def settle(model: Model) -> None:

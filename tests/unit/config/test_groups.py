@@ -7,7 +7,7 @@ from one_cmds.config.groups import (
     available_groups,
     check_optimization_name,
     include_names,
-    load_group,
+    load_groups,
     o1_cfg_text,
 )
 from one_cmds.config.passes import O1_PASSES, PASS_NAMES
@@ -46,14 +46,13 @@ def test_search_path_order_and_filters(write, tmp_path, monkeypatch):
         "O1": str(tmp_path / "second" / "O1.cfg"),
         "OTHER": str(tmp_path / "second" / "OTHER.cfg"),
     }
-    assert list(load_group("O1", SOURCE)) == ["fold_cast"]
+    builtin, (group,) = load_groups(["O1"], SOURCE)
+    assert not builtin and list(group) == ["fold_cast"]
 
 
-def test_builtin_o1(write):
+def test_builtin_o1_is_the_o1_switch_not_a_file(write):
     assert available_groups() == {"O1": None}
-    group = load_group("O1", SOURCE)
-    assert list(group) == list(O1_PASSES)
-    assert all(setting.value is True for setting in group.values())
+    assert load_groups(["O1"], SOURCE) == (True, [])
 
 
 @pytest.mark.parametrize(
@@ -78,7 +77,7 @@ def test_include_names():
 def test_group_o1_key_expands_before_its_other_keys(write, tmp_path, monkeypatch):
     write("OG.cfg", "[one-optimize]\nO1=True\nfold_cast=False\nfuse_bcq=yes\n")
     monkeypatch.setenv("ONECC_OPTIMIZATION_PATH", str(tmp_path))
-    group = load_group("OG", SOURCE)
+    (group,) = load_groups(["OG"], SOURCE)[1]
     assert group["fold_cast"].value is False
     assert group["fuse_bcq"].value is True
     assert group["fold_add_v2"].value is True
@@ -98,9 +97,9 @@ def test_group_file_errors(write, tmp_path, monkeypatch, text, message):
     write("OG.cfg", text)
     monkeypatch.setenv("ONECC_OPTIMIZATION_PATH", str(tmp_path))
     with pytest.raises(ConfigError, match=message):
-        load_group("OG", SOURCE)
+        load_groups(["OG"], SOURCE)
 
 
 def test_missing_group(write):
     with pytest.raises(ConfigError, match="Not found given optimization configuration file"):
-        load_group("OMISSING", SOURCE)
+        load_groups(["OMISSING"], SOURCE)

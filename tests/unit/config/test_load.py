@@ -65,6 +65,17 @@ def test_o1_then_section_then_groups_then_cli(write, tmp_path, monkeypatch):
     assert passes["fold_gather"] is True  # command line beats group
 
 
+@pytest.mark.parametrize(("include", "optimization"), [("O1", None), ("", "O1")])
+def test_builtin_o1_group_is_the_o1_key(write, include, optimization):
+    """include=O1 or -O1 (no O1.cfg file): the O1 passes, below the section's keys (onecc_044)."""
+    section = OPT + "fold_add_v2=False\nconvert_nchw_to_nhwc=True\n"
+    path = config(write, f"one-optimize=True\ninclude={include}", section)
+    passes = plan_from_config(path, optimization=optimization).steps[0].options.passes
+    assert passes["fold_dwconv"] is True
+    assert passes["fold_add_v2"] is False
+    assert passes["convert_nchw_to_nhwc"] is True
+
+
 @pytest.mark.parametrize(
     ("include", "optimization", "enabled"),
     [

@@ -172,7 +172,7 @@ def test_export_failures_leave_nothing(tmp_path, fixture_path, target, reason):
     before = sorted(os.listdir(tmp_path))
     with pytest.raises(ExportError) as e:
         one_cmds.save(load(fixture_path("add2.tflite")), path)
-    assert str(e.value).startswith(f"Failed to write circle: {path} (")
+    assert str(e.value).startswith(f"Failed to export: {path} (")
     assert reason in str(e.value)
     assert sorted(os.listdir(tmp_path)) == before
 
