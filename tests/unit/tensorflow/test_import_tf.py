@@ -131,7 +131,7 @@ def test_empty_file_is_not_a_graph_def(tmp_path, capsys):
         "y",
     ]
     assert _fails(capsys, args) == (
-        f"one-import-tf: Invalid input file: {tmp_path / 'empty.pb'} (not a TensorFlow GraphDef: "
+        f"one-import-tf: Unable to parse input file: {tmp_path / 'empty.pb'} (not a TensorFlow GraphDef: "
         "no nodes)"
     )
 

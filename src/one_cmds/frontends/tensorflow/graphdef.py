@@ -39,7 +39,7 @@ def parse_graph_def(
 
 
 def _not_a_graph_def(path: str, reason: str) -> TfFileError:
-    return TfFileError(f"Invalid input file: {path} (not a TensorFlow GraphDef: {reason})")
+    return TfFileError(f"Unable to parse input file: {path} (not a TensorFlow GraphDef: {reason})")
 
 
 def tensor_name(name: str) -> str:
