@@ -31,9 +31,9 @@ RAW_COMMAND = "__command"
 class BackendDriver:
     """``one-codegen`` or ``one-profile``: tool suffix, schema name and the texts that differ.
 
-    ``no_command`` (a ``backend`` without its command) keeps the reference's ``error: `` prefix
-    in a configuration's context too, where its tests grep it (one-codegen_neg_004,
-    one-profile_neg_004); on the command line argparse's own prefix stands for it.
+    A ``backend`` whose command a configuration lacks is ``'command' key is missing in the
+    configuration file``, with the reference's ``error: `` prefix in that context too, where
+    its tests grep it (one-codegen_neg_004, one-profile_neg_004).
     """
 
     name: str
@@ -42,7 +42,6 @@ class BackendDriver:
     description: str
     missing_command: str
     both_keys: str
-    no_command: str
 
 
 CODEGEN = BackendDriver(
@@ -50,9 +49,8 @@ CODEGEN = BackendDriver(
     "compile",
     "codegen",
     "command line tool for code generation",
-    "Command for given backend not found",
+    "commands for the backend is missing.",
     "'backend' and 'backends' keys cannot be used simultaneously.",
-    "Command for given backend not found",
 )
 PROFILE = BackendDriver(
     "one-profile",
@@ -61,7 +59,6 @@ PROFILE = BackendDriver(
     "command line tool for profiling backend model",
     "commands for the backend is missing.",
     "'backend' option and 'backends' option cannot be used simultaneously.",
-    "Not found the command for given backend",
 )
 BACKEND_DRIVERS = {driver.name: driver for driver in (CODEGEN, PROFILE)}
 
@@ -131,9 +128,9 @@ def _command_key(
     return "command" if raw else None
 
 
-def _no_command(driver: BackendDriver, source: Source, key: str = "command") -> OneCmdsError:
-    message = driver.no_command if source.usage else f"error: {driver.no_command}"
-    return source.error(message, hint=f"'{key}' key is missing")
+def _no_command(source: Source, key: str = "command") -> OneCmdsError:
+    message = f"'{key}' key is missing in the configuration file"
+    return source.error(message if source.usage else f"error: {message}")
 
 
 def _backend_of(target: str | None, needed: bool) -> str | None:
@@ -185,7 +182,7 @@ def backend_calls(driver: BackendDriver, request: BackendRequest) -> list[ToolCa
     schema = find_schema(of_target, driver.schema) if of_target is not None else None
     commanded = "command" in keys or RAW_COMMAND in keys
     if backend is not None and not commanded and not request.after and schema is None:
-        raise _no_command(driver, where)
+        raise _no_command(where)
     for name in names:
         if name not in keys:
             raise where.error(f"Not found the command for {name}")
@@ -224,12 +221,12 @@ def _configured_calls(
     if request.backend is not None:
         key = command if backend == request.backend else request.backend
         if key is None or key not in keys:
-            raise _no_command(driver, where, key or "command")
+            raise _no_command(where, key or "command")
         return [_call(driver, request.backend, target, _words(keys[key], where, key))]
     if names:
         return [_call(driver, name, target, _words(keys[name], where, name)) for name in names]
     if command is None:
-        raise _no_command(driver, where)
+        raise _no_command(where)
     chosen = backend if backend is not None else of_target
     return [_call(driver, str(chosen), target, _words(keys[command], where, command))]
 

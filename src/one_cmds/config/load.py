@@ -69,10 +69,7 @@ def plan_from_config(
     ``onecc -b`` and ``target`` ``onecc -T`` (forwarded to codegen and profile). Everything
     is checked before the plan is returned; no model is read.
     """
-    expanded = os.path.expanduser(path)
-    if legacy and not os.path.lexists(expanded):  # one-build's wording (one-build_neg_001)
-        raise Source(file=path).error("not found given configuration file")
-    config = read_config(expanded)
+    config = read_config(os.path.expanduser(path))
     if optimization is not None:
         check_optimization_name(optimization)
     if backend is not None:

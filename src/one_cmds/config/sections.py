@@ -71,7 +71,7 @@ def _switch_sections(config: ConfigFile, legacy: bool) -> list[str]:
     sections = config.sections
     if legacy:
         if ONE_BUILD not in sections:
-            raise config.source().error("'one-build' section is required in configuraion file")
+            raise config.source().error("[one-build] section is required in configuraion file")
         if ONECC in sections:
             warn("[onecc] is not used by one-build")
         return [ONE_BUILD]

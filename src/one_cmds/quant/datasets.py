@@ -55,7 +55,10 @@ def _temporary_beside(output_path: str) -> str:
     try:
         os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666))
     except OSError as e:
-        raise QuantizeError(f"Unable to create file {output_path} ({e.strerror})") from None
+        # h5py's exception name too: the reference's rawdata2hdf5_neg_004 greps it
+        raise QuantizeError(
+            f"{type(e).__name__}: Unable to create file {output_path} ({e.strerror})"
+        ) from None
     return name
 
 

@@ -186,13 +186,13 @@ def test_post_process_after_success_only(backends, tmp_path, capfd):
         (
             one_codegen,
             "[one-codegen]\nbackend=dummy\n",
-            "one-codegen: error: Command for given backend not found (file 'c.cfg', section "
-            "[one-codegen], 'command' key is missing)",
+            "one-codegen: error: 'command' key is missing in the configuration file (file "
+            "'c.cfg', section [one-codegen])",
         ),
         (
             one_profile,
             "[one-profile]\nbackend=dummy\n",
-            "one-profile: error: Not found the command for given backend",
+            "one-profile: error: 'command' key is missing in the configuration file",
         ),
         (
             one_codegen,

@@ -119,4 +119,4 @@ def test_one_build(runs, capsys):
     assert "one-build: error: -C/--config argument is required" in capsys.readouterr().err
     write("b.cfg", CONFIG)
     assert one_build(["-C", "b.cfg"]) == 255
-    assert "'one-build' section is required in configuraion file" in capsys.readouterr().err
+    assert "[one-build] section is required in configuraion file" in capsys.readouterr().err

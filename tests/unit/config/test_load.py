@@ -133,7 +133,7 @@ def test_legacy_one_build(write, capsys):
     )
     other = config(write, "one-import-tflite=True", IMPORT, name="b.cfg")
     assert error_of(other, legacy=True).startswith(
-        "'one-build' section is required in configuraion file"
+        "[one-build] section is required in configuraion file"
     )
 
 

@@ -196,7 +196,7 @@ def test_package_errors_name_the_file_and_leave_no_output(tmp_path, monkeypatch)
     )
     assert error(tmp_path, RAWDATA, b"\x89PNG\xff\xfe").startswith("UnicodeDecodeError: ")
     assert error(tmp_path, RAWDATA, b"a.bin\n", "nowhere/out.h5") == (
-        "Unable to create file nowhere/out.h5 (No such file or directory)"
+        "FileNotFoundError: Unable to create file nowhere/out.h5 (No such file or directory)"
     )
     assert "is an .npz archive" in error(tmp_path, NUMPY, b"arrays.npz\n")
     assert error(tmp_path, NUMPY, b"text.npy\n").startswith("text.npy is not a numpy .npy file")
