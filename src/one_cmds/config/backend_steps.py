@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from one_cmds.stages.options import InferOptions
 
 BOTH_OPTIONS = "'backend' option and 'target' option cannot be used simultaneously."
+MISSING_COMMAND = "commands for the backend is missing."
+BOTH_KEYS = "'backend' option and 'backends' option cannot be used simultaneously."
 REQUIRED = "the following arguments are required: [-b/--backend | -T/--target]"
 NOT_OF_GIVEN = "Not found the command of given backend"
 RAW_COMMAND = "__command"
@@ -29,7 +31,7 @@ RAW_COMMAND = "__command"
 
 @dataclass(frozen=True)
 class BackendDriver:
-    """``one-codegen`` or ``one-profile``: tool suffix, schema name and the texts that differ.
+    """``one-codegen`` or ``one-profile``: tool suffix, schema name and help description.
 
     A ``backend`` whose command a configuration lacks is ``'command' key is missing in the
     configuration file``, with the reference's ``error: `` prefix in that context too, where
@@ -40,8 +42,6 @@ class BackendDriver:
     suffix: str
     schema: str
     description: str
-    missing_command: str
-    both_keys: str
 
 
 CODEGEN = BackendDriver(
@@ -49,16 +49,12 @@ CODEGEN = BackendDriver(
     "compile",
     "codegen",
     "command line tool for code generation",
-    "commands for the backend is missing.",
-    "'backend' and 'backends' keys cannot be used simultaneously.",
 )
 PROFILE = BackendDriver(
     "one-profile",
     "profile",
     "profile",
     "command line tool for profiling backend model",
-    "commands for the backend is missing.",
-    "'backend' option and 'backends' option cannot be used simultaneously.",
 )
 BACKEND_DRIVERS = {driver.name: driver for driver in (CODEGEN, PROFILE)}
 
@@ -154,7 +150,7 @@ def _schema_call(
 
 def _without_config(driver: BackendDriver, request: BackendRequest, backend: str) -> ToolCall:
     if not request.after:
-        raise request.source.error(driver.missing_command)
+        raise request.source.error(MISSING_COMMAND)
     return _call(driver, backend, request.target, request.after)
 
 
@@ -172,7 +168,7 @@ def backend_calls(driver: BackendDriver, request: BackendRequest) -> list[ToolCa
     if request.section is None:
         return [_without_config(driver, request, str(request.backend or of_target))]
     if "backend" in keys and "backends" in keys:
-        raise where.error(driver.both_keys)
+        raise where.error(BOTH_KEYS)
     backend = keys.get("backend")
     if backend is not None and not isinstance(backend, str):
         raise where.error(f"expected a string, got {type_name(backend)}", key="backend")
