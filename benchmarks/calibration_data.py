@@ -21,30 +21,18 @@ import argparse
 import contextlib
 import os
 import shutil
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import h5py
 import numpy as np
+from timing import median_seconds
 
 from one_cmds.cli.data_tools import one_create_quant_dataset, rawdata2hdf5
 from one_cmds.ir import Tensor
 from one_cmds.quant.data import records
 
 SHAPE = (1, 224, 224, 3)
-
-
-def _median(fn: Callable[[], object], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _make(folder: Path, count: int) -> tuple[list[Path], list[Path]]:
@@ -89,20 +77,22 @@ def main() -> None:
         (folder / "npy.txt").write_text("".join(f"{p}\n" for p in npys))
         raw_h5, npy_h5, typed_h5 = folder / "raw.h5", folder / "npy.h5", folder / "typed.h5"
         with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
-            cp = _median(lambda: _copy(raws, folder / "copy"), args.repeat)
-            h5 = _median(lambda: _typed(raws, typed_h5), args.repeat)
-            raw = _median(
+            cp = median_seconds(lambda: _copy(raws, folder / "copy"), args.repeat, warmup=1)
+            h5 = median_seconds(lambda: _typed(raws, typed_h5), args.repeat, warmup=1)
+            raw = median_seconds(
                 lambda: rawdata2hdf5(["-l", str(folder / "raw.txt"), "-o", str(raw_h5)]),
                 args.repeat,
+                warmup=1,
             )
-            npy = _median(
+            npy = median_seconds(
                 lambda: one_create_quant_dataset(
                     ["-i", "numpy", "-l", str(folder / "npy.txt"), "-p", str(npy_h5)]
                 ),
                 args.repeat,
+                warmup=1,
             )
-        read_raw = _median(lambda: _read(raw_h5), args.repeat)
-        read_typed = _median(lambda: _read(typed_h5), args.repeat)
+        read_raw = median_seconds(lambda: _read(raw_h5), args.repeat, warmup=1)
+        read_typed = median_seconds(lambda: _read(typed_h5), args.repeat, warmup=1)
     mb = args.records * np.prod(SHAPE) * 4 / 1e6
     print(f"{args.records} records, {mb:.0f} MB")
     print(f"(cp)   copy the raw files          {cp:7.3f} s")

@@ -27,6 +27,7 @@ import tempfile
 import time
 
 import numpy as np
+from timing import median_seconds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNIT = 8  # operators per repeated unit of the chain
@@ -64,15 +65,6 @@ def chain_model(operators: int):
         y = add("RESHAPE", [y, const("r", np.array([1, 16, 8], np.int32))], (1, 16, 8))
         x = add("RESHAPE", [y, const("r", np.array(shape, np.int32))], shape)
     return Model(graphs=[Graph("main", [graph_input], [x], ops)], source_md5="0" * 32)
-
-
-def _median_seconds(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def mobilenet(repeat: int, unfused: bool) -> None:
@@ -119,8 +111,8 @@ def chains(repeat: int) -> None:
     seconds, walks = {}, {}
     for n in (1_000, 10_000):
         model = chain_model(n)
-        seconds[n] = _median_seconds(lambda model=model: one_cmds.optimize(model, "O1"), repeat)
-        walks[n] = _median_seconds(lambda model=model: walk(model), repeat)
+        seconds[n] = median_seconds(lambda model=model: one_cmds.optimize(model, "O1"), repeat)
+        walks[n] = median_seconds(lambda model=model: walk(model), repeat)
         after = one_cmds.optimize(model, "O1").operator_count()
         print(
             f"chain of {n:6,d} operators: O1 {seconds[n]:7.2f} s ({n} -> {after} operators), "

@@ -64,11 +64,12 @@ def _tool_folders() -> list[tuple[str, bool]]:
 
 
 def _files(folder: str, deep: bool) -> Iterator[str]:
-    """``folder/*`` files (sorted), then with ``deep`` every file below (depth first)."""
-    if os.path.isdir(folder):
+    """``folder/*`` files (sorted), then with ``deep`` the files below (:func:`_walk` gives a
+    folder's own files before its subfolders')."""
+    if deep:
+        yield from _walk(folder)
+    elif os.path.isdir(folder):
         yield from (os.path.join(folder, name) for name in sorted(os.listdir(folder)))
-        if deep:
-            yield from _walk(folder)
 
 
 def _candidates(name: str) -> Iterator[str]:

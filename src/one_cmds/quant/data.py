@@ -126,13 +126,13 @@ def _h5_input(dataset, t: Tensor, name: str, path: str) -> np.ndarray:
 
 def _h5_raw(dataset, t: Tensor, name: str, path: str) -> np.ndarray:
     """A dataset of the raw layout: its bytes, whatever its type, are the input's values."""
-    raw = np.asarray(dataset).tobytes()
+    raw = np.ascontiguousarray(dataset)  # decoded from its buffer, not copied to bytes
     expected = _nbytes(t)
-    if len(raw) != expected:
+    if raw.nbytes != expected:
         raise QuantizeError(
             f"Buffer size does not match (record {name} of {path}, input '{t.name}': the "
             f"model expects {expected} bytes of {_dtype(t)} {list(_shape(t))}, the dataset "
-            f"holds {len(raw)})"
+            f"holds {raw.nbytes})"
         )
     return _decode(raw, t, 0)
 
@@ -141,7 +141,7 @@ def _nbytes(t: Tensor) -> int:
     return math.prod(_shape(t)) * _dtype(t).itemsize
 
 
-def _decode(raw: bytes, t: Tensor, offset: int) -> np.ndarray:
+def _decode(raw: bytes | np.ndarray, t: Tensor, offset: int) -> np.ndarray:
     """Input ``t``'s values at ``offset`` of little-endian raw bytes, in native byte order."""
     dtype, shape = _dtype(t), _shape(t)
     values = np.frombuffer(raw, dtype.newbyteorder("<"), math.prod(shape), offset)
