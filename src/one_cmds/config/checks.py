@@ -240,6 +240,9 @@ def _check_mode(fields: dict[str, object], settings: Settings, main: Source) -> 
             raise where.error("moving_avg_const must be in [0, 1]", key="moving_avg_const")
         fields["moving_avg_batch"], fields["moving_avg_const"] = batch, const
         _ignore(fields, settings, ("min_percentile", "max_percentile"), mode)
+    elif mode == "mse":
+        keys = ("min_percentile", "max_percentile", "moving_avg_batch", "moving_avg_const")
+        _ignore(fields, settings, keys, mode)
     else:
         raise _where(settings, "mode", main).error("Unsupported mode", key="mode")
 

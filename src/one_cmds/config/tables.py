@@ -229,9 +229,10 @@ QUANTIZE_OPTIONS = (
         "mode",
         Kind.RAW,
         "calibration algorithm for post-training quantization (supported: "
-        "percentile/moving_average, default=percentile). 'percentile' mode uses the n-th "
+        "percentile/moving_average/mse, default=percentile). 'percentile' mode uses the n-th "
         "percentiles as min/max values. 'moving_average' mode records the moving average of "
-        "min/max.",
+        "min/max. 'mse' (one-cmds addition) clips each 8-bit range where the squared error over "
+        "the calibration data is least (a second pass over the records).",
     ),
     _q(
         "engine",

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from ..ir import Graph, Model, QuantParam, Tensor
 from .activations import fixed_output_qparams, general_int16_scales, quantize_activations
 from .calibration import record_minmax, store_ranges
+from .clip_search import clip_ranges
 from .constants import quantize_activation_constants, quantize_biases, quantize_weights_of
 from .data import Record
 from .divisors import keep_divisors_off_zero
@@ -21,7 +22,7 @@ from .mixed_precision import (
     load_precision,
     remove_redundant_quantize,
 )
-from .options import CalibrationOptions, QuantConfig, QuantizationOptions
+from .options import CalibrationMode, CalibrationOptions, QuantConfig, QuantizationOptions
 from .propagation import backward, forward, requantize_joined_inputs, share_compared_qparams
 from .softmax_inputs import narrow_softmax_inputs
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
@@ -70,11 +71,22 @@ def calibrate(
     data: Iterable[Record],
     options: CalibrationOptions,
     note: Callable[[str], None] | None = None,
+    again: Callable[[], Iterable[Record]] | None = None,
 ) -> int:
-    """Stage 2: record the activation ranges on the model of stage 1; the number of records."""
+    """Stage 2: record the activation ranges on the model of stage 1; the number of records.
+    ``mode=mse`` runs the records a second time (``again`` reads them anew; without it the
+    first pass keeps them) to search each range's clip (clip_search.py)."""
     workers = options.calibration_workers
+    if options.mode == CalibrationMode.mse and again is None:
+        data = list(data)
+        again = lambda: data  # noqa: E731
     minmax = record_minmax(model, data, note=note, engine=options.engine, workers=workers)
     store_ranges(minmax, options)
+    if again is not None and options.mode == CalibrationMode.mse:
+        tensors = list(minmax.tensors.values())
+        shrunk = clip_ranges(model, tensors, again(), options.engine, note)
+        if note is not None:
+            note(f"calibration: mse clip search shrank {shrunk} of {len(tensors)} ranges")
     return minmax.records
 
 

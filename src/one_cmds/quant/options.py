@@ -56,6 +56,7 @@ class CalibrationMode(Choice):
 
     percentile = "percentile"
     moving_average = "moving_average"
+    mse = "mse"  # one-cmds addition: the clip of least squared error (clip_search.py)
 
 
 class DataFormat(Choice):

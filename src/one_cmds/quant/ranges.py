@@ -44,13 +44,16 @@ def final_ranges(
     mins: np.ndarray, maxs: np.ndarray, options: CalibrationOptions
 ) -> tuple[np.ndarray, np.ndarray]:
     """The (min, max) of each tensor, a row of per-record ``mins`` and ``maxs`` each, under the
-    step's ``mode`` and its parameters, as float32. Infinite records (an attention mask of
+    step's ``mode`` and its parameters, as float32 (``mse``: the extremes, which the clip
+    search then narrows). Infinite records (an attention mask of
     -inf) count as float32's lowest or largest value, so that the range stays finite for the
     mask's own handling (``softmax_inputs``)."""
     mins, maxs = _finite(mins), _finite(maxs)
     if options.mode == CalibrationMode.percentile:
         lo = percentile(mins, options.min_percentile)
         hi = percentile(maxs, options.max_percentile)
+    elif options.mode == CalibrationMode.mse:
+        lo, hi = np.min(mins, axis=-1), np.max(maxs, axis=-1)
     else:
         lo = moving_average(mins, options.moving_avg_batch, options.moving_avg_const, np.min)
         hi = moving_average(maxs, options.moving_avg_batch, options.moving_avg_const, np.max)

@@ -79,7 +79,13 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     if options.calibration_workers > 1 and ray_cluster.active() is None:
         warn(NO_CLUSTER)
     with progress("calibration", total) as advance:
-        recorded = calibrate(model, _counted(data, advance), options, note=detail)
+        recorded = calibrate(
+            model,
+            _counted(data, advance),
+            options,
+            note=detail,
+            again=lambda: records(model.main.inputs, options.input_data, options.input_data_format),
+        )
     out(f"Recording finished. Number of recorded data: {recorded}")  # record-minmax's line
     _intermediate(model, options, "minmax_recorded")
     for note in quantize_with_minmax(model, options):
