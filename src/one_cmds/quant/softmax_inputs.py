@@ -6,7 +6,11 @@ quantizes to the same value (Hugging Face Llama/Qwen2 exports: uniform attention
 overflowing int16 SOFTMAX rescale). ``softmax(x)`` only sees ``x - max(x)``, and an element
 more than :data:`SPAN` below the row's maximum contributes less than ``exp(-16)`` (1e-7, below
 half a step of an int16 probability): such elements may saturate at the range's low end. So the
-recorded minimum of a tensor that only SOFTMAX reads is raised to ``max - SPAN / beta``.
+recorded minimum of a tensor that only SOFTMAX reads, when a mask brought it below
+:data:`SENTINEL`, is raised to ``max - SPAN / beta``. A finite recorded range is kept: the span
+counts from each row's own maximum, and a classifier's rows (a recognizer's time steps over
+6625 characters) peak far apart, so a floor taken from the set-wide maximum flattened every row
+that peaks below it (PP-OCR rec: logits at 0 dB).
 
 The mask itself (a recorded minimum, or a constant's values, below :data:`SENTINEL`: float32's
 lowest or -inf) is raised likewise where an ADD brings it into such a tensor: to
@@ -41,7 +45,7 @@ def narrow_softmax_inputs(graph: Graph) -> int:
             continue
         beta = float(getattr(op.options, "beta", 1.0) or 1.0)
         floor = float(x.quant.max[0]) - SPAN / beta  # type: ignore[union-attr,index]
-        if float(x.quant.min[0]) < floor:  # type: ignore[union-attr,index]
+        if float(x.quant.min[0]) < SENTINEL:  # type: ignore[union-attr,index]
             _raise_min(x, floor)
             changed += 1
         add = producers.get(x)
