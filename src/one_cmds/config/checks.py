@@ -21,6 +21,9 @@ IO_TYPES = ("uint8", "int16", "int8", "float32", "int32", "int64", "bool")
 # Project addition (quantization.md §24): int8 models default to per-channel weights and
 # float I/O, as LiteRT users deploy them.
 INT8_DEFAULTS = {"granularity": "channel", "input_type": ["float32"], "output_type": ["float32"]}
+# int8's calibration: the clip search (mode=mse, quant/clip_search.py) measured 1-5 dB above
+# percentile on real images (benchmarks/quant_peers.py); percentile keys keep percentile.
+PERCENTILE_KEYS = ("min_percentile", "max_percentile")
 DATA_FORMATS = {
     "h5": "h5",
     "hdf5": "h5",
@@ -421,6 +424,8 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
             for key, value in INT8_DEFAULTS.items():
                 if fields.get(key) is None:
                     fields[key] = value
+            if fields.get("mode") is None and not any(k in settings for k in PERCENTILE_KEYS):
+                fields["mode"] = "mse"
         fields.setdefault("granularity", "layer")
         fields.setdefault("input_model_dtype", "float32")
         fields.setdefault("input_data_format", "h5")

@@ -229,7 +229,8 @@ QUANTIZE_OPTIONS = (
         "mode",
         Kind.RAW,
         "calibration algorithm for post-training quantization (supported: "
-        "percentile/moving_average/mse, default=percentile). 'percentile' mode uses the n-th "
+        "percentile/moving_average/mse, default=percentile; mse for quantized_dtype=int8 unless "
+        "min_percentile or max_percentile is given). 'percentile' mode uses the n-th "
         "percentiles as min/max values. 'moving_average' mode records the moving average of "
         "min/max. 'mse' (one-cmds addition) clips each 8-bit range where the squared error over "
         "the calibration data is least (a second pass over the records).",

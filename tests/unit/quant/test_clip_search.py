@@ -107,3 +107,27 @@ def test_a_config_takes_mode_mse_and_ignores_percentiles(fixture_path, tmp_path,
         "'max_percentile' has no effect with mode 'mse' and is ignored" in capsys.readouterr().err
     )
     assert (tmp_path / "q.circle").stat().st_size > 0
+
+
+def _scales(q) -> list[float]:
+    return [
+        float(t.quant.scale[0])
+        for t in q.main.referenced_tensors()
+        if t.quant is not None and t.quant.scale is not None and not t.is_constant
+    ]
+
+
+def test_int8_calibrates_with_mse_unless_percentiles_are_given(tmp_path):
+    np.savez(tmp_path / "r.npz", **{"0": _records(np.random.default_rng(2), 16)})
+    common = {"quantized_dtype": "int8", "input_data": str(tmp_path / "r.npz")}
+    common["input_data_format"] = "npz"
+    default = one_cmds.quantize(_spiky_model(), **common)
+    mse = one_cmds.quantize(_spiky_model(), **common, mode="mse")
+    percentile = one_cmds.quantize(_spiky_model(), **common, mode="percentile")
+    given = one_cmds.quantize(_spiky_model(), **common, max_percentile=99.0)
+    assert _scales(default) == _scales(mse)
+    assert _scales(given) == _scales(percentile) != _scales(mse)
+    uint8 = {**common, "quantized_dtype": "uint8"}
+    assert _scales(one_cmds.quantize(_spiky_model(), **uint8)) == _scales(
+        one_cmds.quantize(_spiky_model(), **uint8, mode="percentile")
+    )

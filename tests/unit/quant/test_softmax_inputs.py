@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import one_cmds
+from one_cmds.ir import QuantParam
 from one_cmds.ir.schema import new_options
+from one_cmds.quant.softmax_inputs import narrow_softmax_inputs
 from support.litert import BUILTIN, DEFAULT, run_model
 from support.passes import Net
 
@@ -62,29 +64,18 @@ def test_masked_softmax_keeps_its_scores(tmp_path, constant_mask, dtype, toleran
             assert np.abs(lite - want).max() <= tolerance
 
 
-def test_classifier_rows_peaking_apart_keep_their_argmax(tmp_path):
-    """A recognizer's time steps over a large vocabulary: rows whose top logit lies far below
-    the set-wide maximum keep their distribution (a floor at ``max - 16`` flattened them)."""
-    steps, classes = 24, 600
+@pytest.mark.parametrize(("low", "narrowed"), [(-42.0, False), (float(LOWEST), True)])
+def test_only_a_masked_softmax_input_is_narrowed(low, narrowed):
+    """PP-OCR rec's classifier: logits recorded in [-42, 19] whose time steps peak as low as
+    1.0 keep that range (a floor at 19 - 16 flattened those steps); a range a mask brought to
+    float32's lowest is narrowed to the 16 below its maximum."""
     net = Net()
-    logits = net.input("logits", [1, steps, classes])
+    features = net.input("features", [4, 8])
+    head = net.const("head", np.eye(8, dtype=np.float32))
+    logits = net.op("FULLY_CONNECTED", [features, head, None], name="logits")
     net.outputs(net.op("SOFTMAX", [logits], new_options("SoftmaxOptions", beta=1.0), name="p"))
-    model = net.model()
-    rng = np.random.default_rng(1)
-
-    def record() -> np.ndarray:
-        x = rng.normal(0, 2, (1, steps, classes))
-        peaks = rng.integers(0, classes, steps)
-        x[0, np.arange(steps), peaks] += np.linspace(4, 40, steps)  # rows peak at 4..40
-        return x.astype(np.float32)
-
-    np.savez(tmp_path / "r.npz", **{"0": np.stack([record() for _ in range(16)])})
-    q = one_cmds.quantize(
-        model, quantized_dtype="int8", granularity="channel", input_type="float32",
-        output_type="float32", input_data=str(tmp_path / "r.npz"), input_data_format="npz",
-    )  # fmt: skip
-    x = record()
-    (want,) = one_cmds.Interpreter(model).run([x])
-    (lite,) = run_model(q, [x], DEFAULT)
-    assert np.array_equal(lite.argmax(-1), want.argmax(-1))
-    assert np.abs(lite - want).max() <= 0.02
+    graph = net.model().main
+    x = graph.operators[-1].inputs[0]
+    x.quant = QuantParam(min=np.array([low], np.float32), max=np.array([19.0], np.float32))
+    assert narrow_softmax_inputs(graph) == int(narrowed)
+    assert float(x.quant.min[0]) == (3.0 if narrowed else low)
