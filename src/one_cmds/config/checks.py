@@ -437,6 +437,10 @@ def verify_quantize(options: tuple[Option, ...]) -> Verify:
         _check_mode(fields, settings, main)
         _check_workers(fields, settings, main)
         _check_values(fields, settings, main)
+        ratio = fields.get("ampq_qerror_ratio")
+        if fields["action"] == "ampq" and isinstance(ratio, float) and not 0.0 <= ratio <= 1.0:
+            where = _where(settings, "ampq_qerror_ratio", main)
+            raise where.error("ampq_qerror_ratio must be in [0, 1]", key="ampq_qerror_ratio")
         _dependent(fields)
         for key in WEIGHTS_KEYS:  # not a weights mode: unchecked, dropped
             fields.pop(key, None)

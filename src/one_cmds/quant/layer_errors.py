@@ -63,6 +63,7 @@ class LayerError:
     noise: float = 0.0
     peirs: list[float] = field(default_factory=list)
     count: int = 0  # elements compared, over every record
+    totals: list[float] = field(default_factory=list)  # Σ|a−b| of each record (visq's TAE)
 
     @property
     def sqnr(self) -> float:
@@ -84,6 +85,7 @@ class LayerError:
         self.noise += float(np.sum((a - b) ** 2))
         self.count += a.size
         self.peirs.append(_peir(a, b) if a.size else 0.0)
+        self.totals.append(float(np.sum(np.abs(a - b))))
 
 
 def layer_errors(

@@ -6,7 +6,7 @@ Implemented: the default pipeline with uint8 (layer or channel) and int16 (chann
 ``output_type``, ``evaluate_result`` (with a per-layer error report), the modes
 force_quantparam, copy_quantparam, fake_quantize and requantize, and the weights modes
 (§21-§22): GGML blocks (``quantize_weights_chunk``), then weights-only int8/int16/int4
-(``quantize_weights``). Not yet: ampq, which is an error naming it.
+(``quantize_weights``), and ampq (automatic mixed precision, quant/ampq.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..errors import UnsupportedError
 from ..formats.writer import save
 from ..interp import Interpreter, InterpreterError
 from ..ir import Model
+from ..quant.ampq import AmpqSettings, Keep, solve
 from ..quant.checks import check_constant_operands, check_float_model, check_quantized
 from ..quant.computed_constants import fold_computed_constants
 from ..quant.data import count, records
@@ -52,6 +53,8 @@ NO_CLUSTER = (
 def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     """Quantize ``model`` in place as the step's options say."""
     action = options.action
+    if action == "ampq":
+        return _ampq(model, options)
     if action == "force_quantparam":
         force_quantparam(model, options.tensor_name, options.scale, options.zero_point)
         return model
@@ -96,6 +99,46 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     if original is not None:
         _evaluate(original, model, options)
     return model
+
+
+def _ampq(model: Model, options: QuantizeOptions) -> Model:
+    """``ampq`` (quant/ampq.py): the float model is calibrated once (no weights
+    fake-quantization, as in the reference), then the solver picks the int16 operators; with
+    ``save_intermediate`` the files of cli-and-config.md §16."""
+    settings = AmpqSettings.of(options)
+    for line in settings.ignored():
+        warn(line)
+    check_float_model(model)
+    fold_computed_constants(model)
+    check_constant_operands(model)
+    original = model.copy()
+    data = list(records(model.main.inputs, options.input_data, options.input_data_format))
+    with progress("calibration", len(data)) as advance:
+        recorded = calibrate(
+            model, _counted(data, advance), options, note=detail, again=lambda: data
+        )
+    out(f"Recording finished. Number of recorded data: {recorded}")
+    _intermediate(model, options, "minmax_recorded")
+    outcome = solve(
+        model,
+        original,
+        data,
+        options,
+        settings,
+        say=out,
+        note=detail,
+        keep=Keep(
+            lambda m, suffix: _intermediate(m, options, suffix),
+            _intermediate_path(options, "tae.visq.json"),
+            os.path.basename(options.input_path),
+        ),
+    )
+    for note in outcome.warnings:
+        warn(note)
+    check_quantized(outcome.model, outcome.dtype)
+    if options.evaluate_result:
+        _evaluate(original, outcome.model, options)
+    return outcome.model
 
 
 def _quantize_weights(model: Model, options: QuantizeOptions) -> Model:
@@ -166,11 +209,18 @@ def _counted(data: Iterable[Any], advance: Callable[[], None]) -> Iterator[Any]:
 
 def _intermediate(model: Model, options: QuantizeOptions, suffix: str) -> None:
     """``<b>.<suffix>.circle`` next to the output, with ``save_intermediate`` (cli §16)."""
+    path = _intermediate_path(options, f"{suffix}.circle")
+    if path is not None:
+        save(model, path)
+
+
+def _intermediate_path(options: QuantizeOptions, suffix: str) -> str | None:
+    """``<b>.<suffix>`` next to the output with ``save_intermediate`` (cli §16), else None."""
     if not options.save_intermediate:
-        return
+        return None
     base = os.path.splitext(os.path.basename(options.input_path))[0]
     folder = os.path.dirname(os.path.abspath(os.path.expanduser(options.output_path)))
-    save(model, os.path.join(folder, f"{base}.{suffix}.circle"))
+    return os.path.join(folder, f"{base}.{suffix}")
 
 
 class QuantizeStage(Stage[QuantizeOptions]):
