@@ -12,6 +12,7 @@ from ..interp import InterpreterError, RunContext, evaluate, load_kernels
 from ..ir import Graph, Model, Operator, Tensor
 from ..shape import infer_shapes
 from .errors import QuantizeError
+from .io_types import replace_in_signatures, take_name
 
 SIMULATED = frozenset(
     {
@@ -70,8 +71,24 @@ def fake_quantize(model: Model) -> None:
             for t in op.outputs:
                 if _quantized(t):
                     t.dtype, t.quant = "FLOAT32", None
+    _drop_float_dequantize(model)
     graph.topological_sort()
     infer_shapes(model, keep_declared=True)
+
+
+def _drop_float_dequantize(model: Model) -> None:
+    """A DEQUANTIZE whose input is now float (a float output's, after its simulated
+    producer) goes: its input takes its name and place. LiteRT refuses a float DEQUANTIZE, so
+    without this the simulation could only run on the reference interpreter."""
+    graph = model.main
+    for op in [op for op in graph.operators if op.opcode == "DEQUANTIZE"]:
+        x, out = op.inputs[0], op.outputs[0]
+        if x.dtype != "FLOAT32" or x.is_constant or any(x is t for t in graph.inputs):
+            continue
+        graph.operators.remove(op)
+        graph.replace_uses(out, x)
+        replace_in_signatures(model, out, x, inputs=False)
+        take_name(out, x, "_Dequantize")
 
 
 def _dequantize_constants(model: Model) -> None:

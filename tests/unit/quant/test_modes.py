@@ -54,3 +54,23 @@ def test_requantize_int8_to_uint8_shifts_values_and_zero_points(fixture_path):
             np.testing.assert_array_equal(t.data.astype(np.int16), old.data.astype(np.int16) + 128)
     assert shifted >= 4
     assert out.main.inputs[0].dtype == "UINT8" and model.main.inputs[0].dtype == "INT8"
+
+
+def test_a_fake_quantized_model_with_float_outputs_runs_in_litert(fixture_path):
+    """The output's DEQUANTIZE reads a float value once its producer is simulated: it goes
+    (LiteRT refused the float DEQUANTIZE, so evaluate_result and ampq ran on the reference
+    interpreter), and the graph output keeps its name."""
+    from one_cmds.engines.choice import litert_runner
+    from one_cmds.quant.fake_quantize import fake_quantize
+
+    model = one_cmds.load(fixture_path("mobilenet_tiny.tflite"))
+    q = one_cmds.quantize(model, granularity="channel", input_type="float32", output_type="float32")
+    fake_quantize(q)
+    assert [t.name for t in q.main.outputs] == [t.name for t in model.main.outputs]
+    assert not any(op.opcode == "DEQUANTIZE" and op.inputs[0].dtype == "FLOAT32"
+                   for op in q.main.operators)  # fmt: skip
+    runner = litert_runner(q, "litert")
+    x = np.random.default_rng(0).uniform(-1, 1, model.main.inputs[0].shape).astype(np.float32)
+    (lite,), _ = runner.run([x])
+    (want,) = one_cmds.Interpreter(q, engine="reference").run([x])
+    assert np.abs(lite - want).max() <= 1e-4
