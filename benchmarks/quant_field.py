@@ -16,10 +16,10 @@ records, the float outputs of the project's interpreter), is quantized by
       test records) its pre-generated mobilenet_tiny_int8.tflite (int8 I/O, (de)quantized).
 Time: the fastest of ``--repeat`` (3) quantizations from the float model to the written file,
 calibration included. Each file runs in LiteRT's default resolver on the test records; the error
-is run.py's ``mpeir`` against the float outputs; a failure is one line with its stage. "fl a/b":
-operators (Q/DQ excepted) of the written model with a float32 output (partly float: no fair win).
-Goal: error no worse than the better of the two on every model, and more models processed than
-either.
+is run.py's ``sqnr`` (dB, the worst output's) and ``mpeir`` against the float outputs; a failure
+is one line with its stage. "fl a/b": operators (Q/DQ excepted) of the written model with a
+float32 output (partly float: no fair win). Goal: SQNR no lower than the better of the two on
+every model, and more models processed than either.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from corpus_models import model_folders
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -42,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import one_cmds  # noqa: E402
 from corpus import run  # noqa: E402  (tests/corpus/run.py: prepare, litert_run, mpeir...)
-from corpus.download import CorpusUnavailable, Entry, model_path, select  # noqa: E402
+from corpus.download import CorpusUnavailable, Entry, model_path  # noqa: E402
 from corpus.run import Prepared, Record  # noqa: E402
 from one_cmds.interp import Interpreter  # noqa: E402
 
@@ -53,8 +54,10 @@ NO_SOURCE = "n/a (no source model)"
 
 @dataclass
 class Outcome:
-    """One tool on one model: MPEIR against the float model and seconds, or the failure."""
+    """One tool on one model: SQNR (dB) and MPEIR against the float model and seconds, or
+    the failure."""
 
+    sqnr: float | None = None
     mpeir: float | None = None
     seconds: float | None = None
     float_ops: str = ""
@@ -113,11 +116,12 @@ def _float_ops(path: Path) -> str:
 
 
 def _measure(out: Outcome, path: Path, prep: Prepared) -> Outcome:
-    """Run the written model in LiteRT's default resolver and take its MPEIR."""
+    """Run the written model in LiteRT's default resolver and take its SQNR and MPEIR."""
     try:
         out.float_ops = _float_ops(path)
         outputs = run.litert_run(path, "default", prep.test)
         out.mpeir = run.mpeir(prep.expected, outputs, [0.0] * len(outputs[0]))  # every output
+        out.sqnr = run.sqnr(prep.expected, outputs)
     except Exception as e:  # XNNPACK first lists every node it did not take: drop that
         out.error = "LiteRT: " + re.sub(r"failed to delegate \w+ node #\d+", "", run._short(e, 900))
         out.error = out.error[:250]
@@ -235,56 +239,56 @@ def fixture_row(workdir: Path, settings: Settings) -> Row:
     )
 
 
-def _mpeir(row: Row, tool: str) -> float | None:
+def _sqnr(row: Row, tool: str) -> float | None:
     out = row.results.get(tool)
-    return None if out is None else out.mpeir
+    return None if out is None else out.sqnr
 
 
 def _best_field(row: Row) -> float | None:
-    errors = [_mpeir(row, t) for t in TOOLS[1:]]
-    return min((e for e in errors if e is not None), default=None)
+    """The field's highest SQNR."""
+    found = [_sqnr(row, t) for t in TOOLS[1:]]
+    return max((e for e in found if e is not None), default=None)
 
 
 def _cell(out: Outcome | None, with_time: bool = True) -> str:
     if out is None:
         return NO_SOURCE
-    if out.mpeir is None:
+    if out.sqnr is None or out.mpeir is None:
         return f"✗ {out.error.split(':')[0] if out.error else 'fails'}"
     time = f" / {out.seconds:.2f} s" if with_time and out.seconds is not None else ""
-    return f"{out.mpeir:.4g}{time} (fl {out.float_ops})"
+    return f"{out.sqnr:.1f} dB · {out.mpeir:.4g}{time} (fl {out.float_ops})"
 
 
-def _ratio(row: Row) -> str:
-    ours, best = _mpeir(row, "ours"), _best_field(row)
-    if ours is None or best is None:
-        return "-"
-    return "inf" if best == 0 else f"{ours / best:.2f}"
+def _delta(row: Row) -> str:
+    ours, best = _sqnr(row, "ours"), _best_field(row)
+    return "-" if ours is None or best is None else f"{ours - best:+.1f}"
 
 
 def table(rows: list[Row]) -> str:
-    """Markdown: per tool ``MPEIR / seconds (fl float ops)`` and ours over the field's best."""
-    head = ["model", "ours MPEIR / time", "ai-edge-quantizer MPEIR / time", "converter MPEIR",
-            "ours / best of field"]  # fmt: skip
+    """Markdown: per tool ``SQNR dB · MPEIR / seconds (fl float ops)`` and ours minus the
+    field's best SQNR."""
+    head = ["model", "ours SQNR · MPEIR / time", "ai-edge-quantizer SQNR · MPEIR / time",
+            "converter SQNR · MPEIR", "ours − best of field, dB"]  # fmt: skip
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r.model, _cell(r.results.get("ours")), _cell(r.results.get("ai-edge-quantizer")),
-                 _cell(r.results.get("converter"), with_time=False), _ratio(r)]  # fmt: skip
+                 _cell(r.results.get("converter"), with_time=False), _delta(r)]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def summary(rows: list[Row]) -> str:
     """Models processed per tool, and where ours is no worse than the best of the field."""
-    done = {t: sum(_mpeir(r, t) is not None for r in rows) for t in TOOLS}
+    done = {t: sum(_sqnr(r, t) is not None for r in rows) for t in TOOLS}
     n = {t: sum(r.results.get(t) is not None for r in rows) for t in TOOLS}
-    ours = [r for r in rows if _mpeir(r, "ours") is not None]
+    ours = [r for r in rows if _sqnr(r, "ours") is not None]
     compared = [r for r in ours if _best_field(r) is not None]
-    wins = [r for r in compared if _mpeir(r, "ours") <= _best_field(r)]  # type: ignore[operator]
+    wins = [r for r in compared if _sqnr(r, "ours") >= _best_field(r)]  # type: ignore[operator]
     only = len(ours) - len(compared)
     processed = ", ".join(f"{t} {done[t]}/{n[t]}" for t in TOOLS)
     goal = len(wins) == len(compared) and all(done["ours"] > done[t] for t in TOOLS[1:])
     return (
-        f"processed (quantized and run in LiteRT): {processed}; ours <= best of the field on "
+        f"processed (quantized and run in LiteRT): {processed}; ours SQNR >= best of the field on "
         f"{len(wins)}/{len(compared)} models both processed; only ours processed: {only}; "
         f"goal {'met' if goal else 'NOT met'}"
     )
@@ -304,15 +308,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="quantizations timed, fastest kept")
     args = ap.parse_args(argv)
     settings = Settings(not args.as_is, max(1, args.repeat))
-    selected = select(args.models, args.include_large)
-    entries = [e for e in selected if e.format == "tflite"]
-    print(f"{len(entries)} .tflite models ({len(selected) - len(entries)} others skipped)")
     rows = []
     with tempfile.TemporaryDirectory(prefix="quant-field-") as tmp:
-        for i, entry in enumerate(entries):
-            (work := Path(tmp) / entry.id).mkdir()
+        folders = model_folders("tflite", args.models, args.include_large, Path(tmp))
+        for label, entry, work in folders:
             rows.append(corpus_row(entry, work, settings))
-            print(f"[{i + 1}/{len(entries)}] {table(rows[-1:]).splitlines()[-1]}", flush=True)
+            print(f"{label} {table(rows[-1:]).splitlines()[-1]}", flush=True)
         if not args.no_fixture:
             (work := Path(tmp) / "fixture").mkdir()
             rows.append(fixture_row(work, settings))

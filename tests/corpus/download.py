@@ -80,6 +80,15 @@ def select(models: str | list[str] | None = None, include_large: bool = False) -
     return [e for e in entries if include_large or not e.large]
 
 
+def select_format(
+    fmt: str, models: str | None = None, include_large: bool = False
+) -> tuple[list[Entry], int]:
+    """:func:`select`'s entries of format ``fmt`` and how many of other formats it left out."""
+    selected = select(models, include_large)
+    entries = [e for e in selected if e.format == fmt]
+    return entries, len(selected) - len(entries)
+
+
 def cache_dir() -> Path:
     """The cache root (created)."""
     env = os.environ.get("ONE_CMDS_CORPUS_CACHE")

@@ -2,9 +2,12 @@
 
 Each manifest input names a shape (dynamic dimensions already fixed) and a distribution:
 
-* ``image``: smooth random RGB images (a sum of bilinearly upsampled noise octaves plus a
-  gradient, stretched to [0, 1] per image), mapped linearly onto ``range``; ``layout`` is
-  ``NHWC`` (default) or ``NCHW``.
+* ``image``: real images (``images.py``) in [0, 1], mapped linearly onto ``range``; the
+  input's ``source`` says which: ``photo`` (default: crops of scikit-image's photographs),
+  ``document`` (pages of text) or ``text`` (one line of text at the input's height, its aspect
+  ratio kept, zero-padded on the right after normalising, as PaddleOCR's recognizer feeds it);
+  ``layout`` is ``NHWC`` (default) or ``NCHW``. Calibration and test records come from
+  disjoint sets of images.
 * ``imagenet``: the same images in [0, 1], then ``(x - mean) / std`` with ImageNet's mean
   and std per channel.
 * ``audio``: waveforms along the last non-unit axis at ``sample_rate``: three sines of
@@ -23,46 +26,43 @@ from typing import Any
 
 import numpy as np
 
+from . import images
+
 CALIBRATION = 16
 TEST = 8
 IMAGENET_MEAN = np.array([0.485, 0.456, 0.406])
 IMAGENET_STD = np.array([0.229, 0.224, 0.225])
 
 
-def _interp_matrix(n: int, grid: int) -> np.ndarray:
-    """[n, grid] linear interpolation weights from ``grid`` knots to ``n`` samples."""
-    return np.stack(
-        [np.interp(np.linspace(0, grid - 1, n), np.arange(grid), e) for e in np.eye(grid)], 1
-    )
+def _pixels(rng: np.random.Generator, spec: dict[str, Any], split: str, h: int, w: int):
+    """One image [h, w, 3] in [0, 1] from ``spec``'s ``source``, and the width it fills."""
+    source = spec.get("source", "photo")
+    if source == "photo":
+        return images.photo_crop(rng, split, h, w), w
+    if source == "document":
+        return images.document(rng, split, h, w), w
+    if source == "text":
+        line = images.text_line(rng, split, h, w)
+        return line, line.shape[1]
+    raise ValueError(f"unknown image source {source!r}")
 
 
-def _upsample(a: np.ndarray, h: int, w: int) -> np.ndarray:
-    """Bilinear resize of ``a`` [gh, gw, c] to [h, w, c]."""
-    rows = np.tensordot(_interp_matrix(h, a.shape[0]), a, axes=(1, 0))  # [h, gw, c]
-    return np.einsum("ikc,lk->ilc", rows, _interp_matrix(w, a.shape[1]), optimize=True)
-
-
-def smooth_image(rng: np.random.Generator, h: int, w: int, c: int) -> np.ndarray:
-    """One smooth random image [h, w, c] in [0, 1]."""
-    img = np.zeros((h, w, c))
-    for grid, weight in ((2, 1.0), (5, 0.6), (12, 0.3), (31, 0.15)):
-        img += weight * _upsample(rng.standard_normal((grid, grid, c)), h, w)
-    yy, xx = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
-    img += (rng.uniform(-1, 1) * yy + rng.uniform(-1, 1) * xx)[..., None]
-    img += 0.02 * rng.standard_normal(img.shape)
-    lo, hi = img.min(), img.max()
-    return (img - lo) / (hi - lo + 1e-12)
-
-
-def _image(rng: np.random.Generator, shape: list[int], spec: dict[str, Any]) -> np.ndarray:
+def _image(
+    rng: np.random.Generator, shape: list[int], spec: dict[str, Any], split: str
+) -> np.ndarray:
     nchw = spec.get("layout", "NHWC") == "NCHW"
     n, h, w, c = (shape[0], shape[2], shape[3], shape[1]) if nchw else tuple(shape)
-    imgs = np.stack([smooth_image(rng, h, w, c) for _ in range(n)])
-    if spec["dist"] == "imagenet":
-        imgs = (imgs - IMAGENET_MEAN[:c]) / IMAGENET_STD[:c]
-    else:
-        lo, hi = spec["range"]
-        imgs = lo + (hi - lo) * imgs
+    imgs = np.zeros((n, h, w, c))
+    for i in range(n):
+        pixels, filled = _pixels(rng, spec, split, h, w)
+        if c == 1:
+            pixels = pixels.mean(axis=2, keepdims=True)
+        if spec["dist"] == "imagenet":
+            pixels = (pixels - IMAGENET_MEAN[:c]) / IMAGENET_STD[:c]
+        else:
+            lo, hi = spec["range"]
+            pixels = lo + (hi - lo) * pixels
+        imgs[i, :, :filled] = pixels  # a text line is padded with zeros after normalising
     return imgs.transpose(0, 3, 1, 2) if nchw else imgs
 
 
@@ -83,12 +83,15 @@ def _audio(rng: np.random.Generator, shape: list[int], spec: dict[str, Any]) -> 
     return np.moveaxis(flat.reshape([*np.delete(shape, axis), length]), -1, axis)
 
 
-def value(rng: np.random.Generator, spec: dict[str, Any], dtype: np.dtype) -> np.ndarray:
-    """One record's value of an input described by manifest ``spec``."""
+def value(
+    rng: np.random.Generator, spec: dict[str, Any], dtype: np.dtype, split: str
+) -> np.ndarray:
+    """One record's value of an input described by manifest ``spec``, from ``split``'s
+    images."""
     shape = list(spec["shape"])
     dist = spec["dist"]
     if dist in ("image", "imagenet"):
-        out = _image(rng, shape, spec)
+        out = _image(rng, shape, spec, split)
     elif dist == "audio":
         out = _audio(rng, shape, spec)
     elif dist == "tokens":
@@ -106,7 +109,9 @@ def make_records(
 ) -> list[list[np.ndarray]]:
     """``count`` seeded records (one array per input) of ``split`` ("calibration"/"test")."""
     rng = np.random.default_rng(zlib.crc32(f"{model_id}/{split}".encode()))
-    return [[value(rng, s, d) for s, d in zip(specs, dtypes, strict=True)] for _ in range(count)]
+    return [
+        [value(rng, s, d, split) for s, d in zip(specs, dtypes, strict=True)] for _ in range(count)
+    ]
 
 
 def write_npz(path: Path, records: list[list[np.ndarray]]) -> Path:

@@ -6,6 +6,9 @@ Per model: ``one_cmds.load`` → (``resize`` where the manifest fixes dynamic di
 
 * the model written as .tflite loaded and run in LiteRT's default resolver (XNNPACK) and its
   BUILTIN_REF resolver (errors captured);
+* SQNR of the outputs against the float model (the worst output's, dB), and for classifiers
+  and text recognizers the top-1 agreement (per time step for CTC), for the project's integer
+  run and for each LiteRT run that worked;
 * MPEIR of the outputs against the float model (project interpreter) for the project's
   integer run and for each LiteRT run that worked (the worst output's mean PEIR);
 * what a round trip through a file loses of the model after each stage (none: a file is
@@ -81,6 +84,10 @@ class ModeResult:
     litert: dict[str, str] = field(default_factory=dict)  # resolver -> "ok" / error message
     mpeir_interp: float | None = None
     mpeir_litert: dict[str, float] = field(default_factory=dict)
+    sqnr_interp: float | None = None  # the worst output's SQNR, dB
+    sqnr_litert: dict[str, float] = field(default_factory=dict)
+    top1_interp: float | None = None  # classifiers and recognizers: argmax agreement
+    top1_litert: dict[str, float] = field(default_factory=dict)
     worst_gap_db: float | None = None
     worst_gap_tensor: str | None = None
     interp_error: str | None = None  # the integer run in the project's interpreter
@@ -122,8 +129,9 @@ def _load_model(path: Path, fmt: str, shapes: list[list[int]]) -> one_cmds.Model
     return import_onnx(str(path), options)
 
 
-def prepare(entry: Entry, workdir: Path) -> Prepared:
-    """Load, fix dynamic dims, O1-optimize, make the records and the float outputs."""
+def prepare(entry: Entry, workdir: Path, test_count: int = TEST) -> Prepared:
+    """Load, fix dynamic dims, O1-optimize, make the records (``test_count`` test records)
+    and the float outputs."""
     times: dict[str, float] = {}
     path = model_path(entry)
     shapes = [list(s["shape"]) for s in entry.inputs]
@@ -136,7 +144,7 @@ def prepare(entry: Entry, workdir: Path) -> Prepared:
     lost += _file_check("O1", model, workdir)
     dtypes = [_np_dtype(t) for t in model.main.inputs]
     calibration = make_records(entry.id, entry.inputs, dtypes, "calibration", CALIBRATION)
-    test = make_records(entry.id, entry.inputs, dtypes, "test", TEST)
+    test = make_records(entry.id, entry.inputs, dtypes, "test", test_count)
     npz = write_npz(workdir / f"{entry.id}.calibration.npz", calibration)
     interp = RawInterpreter(model)
     tensors = _timed(times, "float_run", lambda: [interp.run_all(r) for r in test])
@@ -226,6 +234,45 @@ def mpeir(
     return worst
 
 
+def sqnr(expected: list[list[np.ndarray]], got: list[list[np.ndarray]]) -> float:
+    """The worst float output's SQNR in dB: ``10·log10(Σa² / Σ(a - b)²)`` over every element
+    of every test record (``SQNR_CAP`` when equal)."""
+    worst = SQNR_CAP
+    for k in range(len(expected[0])):
+        if np.asarray(expected[0][k]).dtype.kind != "f":
+            continue
+        signal = noise = 0.0
+        for e, g in zip(expected, got, strict=True):
+            a = np.asarray(e[k], np.float64)
+            b = np.asarray(g[k], np.float64).reshape(a.shape)
+            signal += float(np.sum(a * a))
+            noise += float(np.sum((a - b) ** 2))
+        db = SQNR_CAP if noise == 0.0 else 10.0 * math.log10(max(signal, 1e-300) / noise)
+        worst = min(worst, db)
+    return worst
+
+
+def top1(expected: list[list[np.ndarray]], got: list[list[np.ndarray]]) -> float:
+    """The share of argmax positions (over the last axis; per time step for a recognizer's
+    [.., T, classes] output) where ``got`` picks the float model's class; the worst output
+    with more than one class."""
+    worst = 1.0
+    for k in range(len(expected[0])):
+        if np.asarray(expected[0][k]).shape[-1] < 2:
+            continue
+        same = total = 0
+        for e, g in zip(expected, got, strict=True):
+            a = np.asarray(e[k])
+            b = np.asarray(g[k]).reshape(a.shape)
+            same += int(np.sum(a.argmax(-1) == b.argmax(-1)))
+            total += a.argmax(-1).size
+        worst = min(worst, same / total)
+    return worst
+
+
+TOP1_KINDS = ("classifier", "text")
+
+
 def output_steps(q: one_cmds.Model) -> list[float]:
     """Per graph output of ``q``, the scale of the quantized value it dequantizes (0 for an
     output computed in float)."""
@@ -291,14 +338,23 @@ def layer_run(prep: Prepared, q: one_cmds.Model) -> tuple[list[LayerError], list
     return [row for _, row in pairs], outputs
 
 
-def run_mode(prep: Prepared, mode: str, workdir: Path) -> ModeResult:
-    """Quantize ``prep`` in ``mode`` and measure it (never raises)."""
+def run_mode(
+    prep: Prepared,
+    mode: str,
+    workdir: Path,
+    options: dict[str, Any] | None = None,
+    layers: bool = True,
+) -> ModeResult:
+    """Quantize ``prep`` in ``mode`` (plus ``options``, one-quantize keys) and measure it
+    (never raises); ``layers`` False measures the outputs in LiteRT only."""
     res = ModeResult(prep.entry.id, mode)
     try:
         q = _timed(
             res.times,
             "quantize",
-            lambda: one_cmds.quantize(prep.model, **quantize_options(mode, prep)),
+            lambda: one_cmds.quantize(
+                prep.model, **quantize_options(mode, prep), **(options or {})
+            ),
         )
     except Exception as e:
         message = _short(e)
@@ -308,9 +364,14 @@ def run_mode(prep: Prepared, mode: str, workdir: Path) -> ModeResult:
         return res
     res.file_differences = [*prep.file_differences, *_file_check(mode, q, workdir)]
     _measure_litert(res, q, prep, workdir / f"{prep.entry.id}.{mode.replace('/', '_')}.tflite")
+    if not layers:
+        return res
     try:
         int_rows, got = _timed(res.times, "interp_int", lambda: layer_run(prep, q))
         res.mpeir_interp = mpeir(prep.expected, got, output_steps(q))
+        res.sqnr_interp = sqnr(prep.expected, got)
+        if prep.entry.kind in TOP1_KINDS:
+            res.top1_interp = top1(prep.expected, got)
     except Exception as e:
         res.interp_error = _short(e)
         return res
@@ -338,6 +399,9 @@ def _measure_litert(res: ModeResult, q: one_cmds.Model, prep: Prepared, path: Pa
         res.litert[resolver] = status
         if outputs is not None:
             res.mpeir_litert[resolver] = mpeir(prep.expected, outputs, output_steps(q))
+            res.sqnr_litert[resolver] = sqnr(prep.expected, outputs)
+            if prep.entry.kind in TOP1_KINDS:
+                res.top1_litert[resolver] = top1(prep.expected, outputs)
 
 
 def prepare_failed(entry: Entry, mode: str, e: Exception) -> ModeResult:
@@ -371,14 +435,18 @@ def _cell(r: ModeResult) -> str:
     if r.error:
         return "import fails" if r.error.startswith("load") else "quantize fails"
     runs = "/".join("✓" if r.litert.get(k) == "ok" else "✗" for k in RESOLVERS)
+    sqnr_value = r.sqnr_litert.get("default", r.sqnr_interp)
+    top1_value = r.top1_litert.get("default", r.top1_interp)
+    quality = f"{_fmt(sqnr_value)} dB" + (f", top-1 {top1_value:.2f}" if top1_value else "")
     lite = ",".join(_fmt(r.mpeir_litert.get(k)) for k in RESOLVERS if k in r.mpeir_litert)
     mpeir_text = _fmt(r.mpeir_interp) + (f" ({lite})" if lite else "")
     gap = "err" if r.interp_error or r.sim_error else _fmt(r.worst_gap_db)
-    return f"{runs} · {mpeir_text} · {gap}"
+    return f"{runs} · {quality} · {mpeir_text} · {gap}"
 
 
 def table(results: list[tuple[Prepared | Entry, list[ModeResult]]], modes: tuple[str, ...]) -> str:
-    """The markdown results table: per mode ``default/ref · MPEIR interp (LiteRT) · gap dB``."""
+    """The markdown results table: per mode ``default/ref · SQNR dB (LiteRT default where it
+    runs), top-1 · MPEIR interp (LiteRT) · gap dB``."""
     head = ["model", "publisher", "kind", *modes]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for prep, rows in results:
