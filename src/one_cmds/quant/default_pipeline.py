@@ -77,14 +77,15 @@ def calibrate(
     ``mode=mse`` runs the records a second time (``again`` reads them anew; without it the
     first pass keeps them) to search each range's clip (clip_search.py)."""
     workers = options.calibration_workers
-    if options.mode == CalibrationMode.mse and again is None:
+    mse = options.mode == CalibrationMode.mse
+    if mse and again is None:
         data = list(data)
-        again = lambda: data  # noqa: E731
     minmax = record_minmax(model, data, note=note, engine=options.engine, workers=workers)
     store_ranges(minmax, options)
-    if again is not None and options.mode == CalibrationMode.mse:
+    if mse:
         tensors = list(minmax.tensors.values())
-        shrunk = clip_ranges(model, tensors, again(), options.engine, note)
+        second = data if again is None else again()
+        shrunk = clip_ranges(model, tensors, second, options.engine, note)
         if note is not None:
             note(f"calibration: mse clip search shrank {shrunk} of {len(tensors)} ranges")
     return minmax.records
