@@ -61,6 +61,7 @@ CALIBRATION_KEYS = (
     "moving_avg_batch",
     "moving_avg_const",
     "calibration_workers",
+    "bias_correction",
 )
 WEIGHTS_IGNORED = (
     *CALIBRATION_KEYS,

@@ -262,6 +262,13 @@ QUANTIZE_OPTIONS = (
         "keep each quantized tensor's recorded min/max (after the calibration algorithm, before "
         "nudging) in its quantparam beside scale and zero point",
     ),
+    _q(
+        "bias_correction",
+        Kind.BOOL,
+        "(one-cmds addition) add to the bias of each CONV_2D, DEPTHWISE_CONV_2D and "
+        "FULLY_CONNECTED the mean shift its quantized weights cause on the calibration data (a "
+        "second pass over the records)",
+    ),
     _q("quant_config", Kind.STR, "Path to the quantization configuration file."),
     _q(
         "evaluate_result",

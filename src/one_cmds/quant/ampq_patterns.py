@@ -34,7 +34,7 @@ def resolve(model: Model, patterns: list[str]) -> list[Operator]:
     g = GraphEditor(model, 0)
     chosen: dict[int, tuple[Operator, str]] = {}
     for pattern in patterns:
-        matcher = _layernorm if pattern == LAYERNORM else _softmax
+        matcher = layernorm if pattern == LAYERNORM else _softmax
         for op in list(g.graph.operators):
             found = matcher(g, op)
             if found is None:
@@ -59,7 +59,7 @@ def _choose(chosen: dict[int, tuple[Operator, str]], op: Operator, dtype: str) -
 Found = tuple[list[Operator], list[Operator]]  # (int16 operators, uint8 operators)
 
 
-def _layernorm(g: GraphEditor, root: Operator) -> Found | None:
+def layernorm(g: GraphEditor, root: Operator) -> Found | None:
     """The layer norm whose ``Rsqrt``/``Sqrt`` is ``root``."""
     if root.opcode not in ("RSQRT", "SQRT"):
         return None

@@ -18,10 +18,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from ..engines.choice import litert_runner
-from ..interp import Interpreter
 from ..ir import Model, QuantParam, Tensor
 from .data import Record
+from .observe import observe_records
 
 BINS = 4096
 STEPS = np.linspace(0.02, 1.0, 50)
@@ -45,7 +44,7 @@ def clip_ranges(
     def add(t: Tensor, value: np.ndarray) -> None:
         counts[id(t)] += _binned(np.asarray(value, np.float32).ravel(), *bounds[id(t)])
 
-    seen = _histograms(model, tensors, data, engine, add, note)
+    seen = observe_records(model, tensors, data, engine, add, note)
     shrunk = 0
     for t in tensors:
         if id(t) not in seen:
@@ -73,40 +72,6 @@ def _bounds(t: Tensor) -> tuple[float, float]:
     q = t.quant
     assert q is not None and q.min is not None and q.max is not None
     return min(float(q.min[0]), 0.0), max(float(q.max[0]), 0.0)
-
-
-def _histograms(
-    model: Model,
-    tensors: list[Tensor],
-    data: Iterable[Record],
-    engine: str,
-    add: Callable[[Tensor, np.ndarray], None],
-    note: Callable[[str], None] | None,
-) -> set[int]:
-    """Run every record, handing each of ``tensors``' values to ``add``; the ids of the
-    tensors that got values."""
-    seen: set[int] = set()
-    runner = litert_runner(model, engine, tensors, note=note)
-    wanted = {id(t) for t in tensors}
-    interpreter = Interpreter(model) if runner is None else None
-
-    def observe(t: Tensor, value: np.ndarray) -> None:
-        if id(t) in wanted:
-            add(t, value)
-            seen.add(id(t))
-
-    for record in data:
-        if runner is None:
-            assert interpreter is not None
-            inputs = list(record)
-            for t, value in zip(model.main.inputs, inputs, strict=True):
-                observe(t, value)
-            interpreter.run(inputs, observer=observe)
-            continue
-        _, values = runner.run(record)
-        for t, value in zip(runner.extra, values, strict=True):
-            observe(t, value)
-    return seen
 
 
 def best_clip(counts: np.ndarray, lo: float, hi: float) -> tuple[float, float]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
 from ..ir import Graph, Model, QuantParam, Tensor
 from .activations import fixed_output_qparams, general_int16_scales, quantize_activations
+from .bias_correction import CORRECTED, WeightError
 from .calibration import record_minmax, store_ranges
 from .clip_search import clip_ranges
 from .constants import quantize_activation_constants, quantize_biases, quantize_weights_of
@@ -24,6 +27,7 @@ from .mixed_precision import (
 )
 from .options import CalibrationMode, CalibrationOptions, QuantConfig, QuantizationOptions
 from .propagation import backward, forward, requantize_joined_inputs, share_compared_qparams
+from .quiet_variances import widen_quiet_variances
 from .softmax_inputs import narrow_softmax_inputs
 from .weights import WEIGHT_CHANNEL_AXIS, fake_quantized
 
@@ -39,12 +43,18 @@ def check_supported(dtype: str, granularity: str) -> None:
 
 
 def fake_quantize_weights(
-    model: Model, dtype: str, granularity: str, quant_config: QuantConfig | None = None
-) -> None:
+    model: Model,
+    dtype: str,
+    granularity: str,
+    quant_config: QuantConfig | None = None,
+    keep_errors: bool = False,
+) -> list[WeightError]:
     """Stage 1: clear every qparam, then replace each float weight of the four weighted
     operators by its quantized-dequantized values, recording min, max, scale and zero point.
-    With ``quant_config`` (§12), listed operators use their own dtype and granularity."""
+    With ``quant_config`` (§12), listed operators use their own dtype and granularity. With
+    ``keep_errors``, the weight errors of the operators bias correction corrects."""
     precision = _precision(model, quant_config, dtype, granularity)
+    errors: list[WeightError] = []
     for graph in model.graphs:
         for t in graph.referenced_tensors():
             t.quant = None
@@ -64,6 +74,9 @@ def fake_quantize_weights(
                 max=ranges.nudged_max,
             )
             op.inputs[spec[0]] = new
+            if keep_errors and op.opcode in CORRECTED:
+                errors.append(WeightError(op, w.data.astype(np.float32) - values))
+    return errors
 
 
 def calibrate(
@@ -92,12 +105,14 @@ def calibrate(
 
 
 def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str]:
-    """Stage 3, in the order of §14; returns a line per operator kept float for a reason
-    the user should know (float_islands.py)."""
+    """Stage 3, in the order of §14; returns a line per int8 layer norm whose variance
+    computes in int16 (quiet_variances.py) and per operator kept float for a reason the user
+    should know (float_islands.py)."""
     dtype, granularity = options.quantized_dtype, options.granularity
     precision = _precision(model, options.quant_config, dtype, granularity)
     graph = model.main
     rewrite_integer_forms(graph)
+    widened = widen_quiet_variances(model, precision)
     narrow_softmax_inputs(graph)
     quantize_activations(graph, dtype)
     insert_quantize_ops(model, precision)
@@ -116,7 +131,7 @@ def quantize_with_minmax(model: Model, options: QuantizationOptions) -> list[str
     set_output_types(model, options.output_type, dtype)
     remove_redundant_quantize(model)
     _settle_quantparams(graph, options.save_min_max)
-    return kept_float
+    return widened + kept_float
 
 
 def _settle_quantparams(graph: Graph, save_min_max: bool) -> None:

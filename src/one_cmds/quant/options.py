@@ -124,6 +124,8 @@ class QuantizationOptions(CalibrationOptions):
     TF_style_maxpool: bool = Field(False, alias="TF-style_maxpool")
     # Keep the recorded min/max in the quantparams (circle-quantizer --save_min_max).
     save_min_max: bool = False
+    # Fold the expected output shift of quantized weights into the biases (bias_correction.py).
+    bias_correction: bool = False
     # One value for every input (output) or one per input (output); default [quantized_dtype].
     input_type: list[IoType] | None = None
     output_type: list[IoType] | None = None

@@ -23,9 +23,10 @@ from ..formats.writer import save
 from ..interp import Interpreter, InterpreterError
 from ..ir import Model
 from ..quant.ampq import AmpqSettings, Keep, solve
+from ..quant.bias_correction import correct_biases, input_means
 from ..quant.checks import check_constant_operands, check_float_model, check_quantized
 from ..quant.computed_constants import fold_computed_constants
-from ..quant.data import count, records
+from ..quant.data import Record, count, records
 from ..quant.default_pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
 from ..quant.fake_quantize import fake_quantize
 from ..quant.ggml_weights import quantize_weights_chunk
@@ -75,9 +76,23 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     check_float_model(model)
     fold_computed_constants(model)
     check_constant_operands(model)
-    fake_quantize_weights(model, options.quantized_dtype, options.granularity, options.quant_config)
+
+    def again() -> Iterator[Record]:
+        return records(model.main.inputs, options.input_data, options.input_data_format)
+
+    means = input_means(model, again(), options.engine, detail) if options.bias_correction else {}
+    errors = fake_quantize_weights(
+        model,
+        options.quantized_dtype,
+        options.granularity,
+        options.quant_config,
+        keep_errors=options.bias_correction,
+    )
+    if options.bias_correction:
+        corrected = correct_biases(errors, means)
+        detail(f"bias correction: {corrected} of {len(errors)} operators corrected")
     _intermediate(model, options, "weights_fake_quant")
-    data = records(model.main.inputs, options.input_data, options.input_data_format)
+    data = again()
     total = count(options.input_data, options.input_data_format)
     if options.calibration_workers > 1 and ray_cluster.active() is None:
         warn(NO_CLUSTER)
@@ -87,7 +102,7 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
             _counted(data, advance),
             options,
             note=detail,
-            again=lambda: records(model.main.inputs, options.input_data, options.input_data_format),
+            again=again,
         )
     out(f"Recording finished. Number of recorded data: {recorded}")  # record-minmax's line
     _intermediate(model, options, "minmax_recorded")
