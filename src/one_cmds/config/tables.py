@@ -266,8 +266,8 @@ QUANTIZE_OPTIONS = (
         "bias_correction",
         Kind.BOOL,
         "(one-cmds addition) add to the bias of each CONV_2D, DEPTHWISE_CONV_2D and "
-        "FULLY_CONNECTED the mean shift its quantized weights cause on the calibration data (a "
-        "second pass over the records)",
+        "FULLY_CONNECTED the mean shift its quantized weights cause on the calibration data (one "
+        "pass over the records before stage 1; default=False)",
     ),
     _q("quant_config", Kind.STR, "Path to the quantization configuration file."),
     _q(

