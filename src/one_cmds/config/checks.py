@@ -70,6 +70,7 @@ WEIGHTS_IGNORED = (
     "quant_config",
     "TF-style_maxpool",
     "save_min_max",
+    "cross_layer_equalization",
 )
 # Options that act only together with another one.
 _DEPENDENT = {

@@ -269,6 +269,13 @@ QUANTIZE_OPTIONS = (
         "FULLY_CONNECTED the mean shift its quantized weights cause on the calibration data (one "
         "pass over the records before stage 1; default=False)",
     ),
+    _q(
+        "cross_layer_equalization",
+        Kind.BOOL,
+        "(one-cmds addition) before quantizing, rescale the channels between two convolutions "
+        "(a ReLU or PReLU between them) so that each channel's weight range is the same in "
+        "both (default=False)",
+    ),
     _q("quant_config", Kind.STR, "Path to the quantization configuration file."),
     _q(
         "evaluate_result",

@@ -126,6 +126,8 @@ class QuantizationOptions(CalibrationOptions):
     save_min_max: bool = False
     # Fold the expected output shift of quantized weights into the biases (bias_correction.py).
     bias_correction: bool = False
+    # Rescale the channels between two convolutions to equal weight ranges (equalization.py).
+    cross_layer_equalization: bool = False
     # One value for every input (output) or one per input (output); default [quantized_dtype].
     input_type: list[IoType] | None = None
     output_type: list[IoType] | None = None

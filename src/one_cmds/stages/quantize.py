@@ -28,6 +28,7 @@ from ..quant.checks import check_constant_operands, check_float_model, check_qua
 from ..quant.computed_constants import fold_computed_constants
 from ..quant.data import Record, count, records
 from ..quant.default_pipeline import calibrate, fake_quantize_weights, quantize_with_minmax
+from ..quant.equalization import equalize
 from ..quant.fake_quantize import fake_quantize
 from ..quant.ggml_weights import quantize_weights_chunk
 from ..quant.layer_errors import (
@@ -80,6 +81,8 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     def again() -> Iterator[Record]:
         return records(model.main.inputs, options.input_data, options.input_data_format)
 
+    if options.cross_layer_equalization:
+        detail(f"cross-layer equalization: {equalize(model)} pairs of convolutions")
     means = input_means(model, again(), options.engine, detail) if options.bias_correction else {}
     errors = fake_quantize_weights(
         model,
