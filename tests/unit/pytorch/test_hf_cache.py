@@ -1,0 +1,93 @@
+"""Prefill and decode models from one ``torch.export`` of a Hugging Face decoder with its key/
+value cache (issue 32): one import, resized to a prompt of 8 tokens with an empty cache and to
+one token after 8 cached positions; both fully static, both equal to torch, and greedy decoding
+of 16 tokens (a resize per past length) equals torch's ``generate``. Also as separate commands
+(``one-import-pytorch``, then ``one-resize`` of the written file)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import one_cmds
+from one_cmds.cli import drivers
+from support.hf_cache import decoder, export, generate, torch
+
+FAMILIES = ("llama", "qwen2", "mistral", "phi", "gpt2")
+PROMPT = [1, 5, 9, 13, 17, 21, 25, 29]
+STEPS = 16
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def exported(request, tmp_path_factory):
+    found = decoder(request.param)
+    path = tmp_path_factory.mktemp(request.param) / "decoder.pt2"
+    export(found, str(path))
+    return found, one_cmds.load(str(path))
+
+
+def _shapes(found, tokens: int, past: int) -> list[list[int]]:
+    return [[1, tokens]] + [found.cache_shape(past)] * (2 * found.layers)
+
+
+def _unknown_dims(model: one_cmds.Model) -> list[str]:
+    return [t.name for t in model.main.referenced_tensors()
+            if t.shape is None or any(d is None or d < 0 for d in t.shape)]  # fmt: skip
+
+
+def _torch_step(found, ids: np.ndarray, past: list[np.ndarray]) -> list[np.ndarray]:
+    from support.hf_cache import WithCache
+
+    with torch.no_grad():
+        out = WithCache(found)(torch.from_numpy(ids), *(torch.from_numpy(p) for p in past))
+    return [t.numpy() for t in out]
+
+
+def _close(got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want, strict=True):
+        assert np.allclose(g, w, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(w).max())))
+
+
+def test_prefill_and_decode_are_static_and_equal_torch(exported):
+    found, base = exported
+    prefill = one_cmds.resize(base, _shapes(found, len(PROMPT), 0))
+    decode = one_cmds.resize(base, _shapes(found, 1, len(PROMPT)))
+    assert _unknown_dims(prefill) == [] and _unknown_dims(decode) == []
+    ids = np.array([PROMPT], np.int64)
+    empty = [np.zeros(found.cache_shape(0), np.float32)] * (2 * found.layers)
+    got = one_cmds.Interpreter(prefill).run([ids, *empty])
+    _close(got, _torch_step(found, ids, empty))
+    token = np.array([[int(np.argmax(got[0][0, -1]))]], np.int64)
+    cache = list(got[1:])
+    _close(one_cmds.Interpreter(decode).run([token, *cache]), _torch_step(found, token, cache))
+
+
+def test_greedy_decoding_equals_generate(exported):
+    found, base = exported
+    tokens, ids = list(PROMPT), np.array([PROMPT], np.int64)
+    cache = [np.zeros(found.cache_shape(0), np.float32)] * (2 * found.layers)
+    for _ in range(STEPS):
+        past = cache[0].shape[2]
+        model = one_cmds.resize(base, _shapes(found, ids.shape[1], past))
+        logits, *cache = one_cmds.Interpreter(model).run([ids, *cache])
+        tokens.append(int(np.argmax(logits[0, -1])))
+        ids = np.array([[tokens[-1]]], np.int64)
+    assert tokens == generate(found, PROMPT, STEPS)
+
+
+def test_separate_commands_write_static_models(tmp_path):
+    found = decoder("llama")
+    export(found, str(tmp_path / "decoder.pt2"))
+    imported = str(tmp_path / "decoder.circle")
+    assert drivers.one_import_pytorch(["-i", str(tmp_path / "decoder.pt2"), "-o", imported]) == 0
+    shapes = ",".join(str(s).replace(" ", "") for s in _shapes(found, 1, len(PROMPT)))
+    decode_path = str(tmp_path / "decode.circle")
+    assert drivers.one_resize(["-i", imported, "-o", decode_path, "-s", shapes]) == 0
+    decode = one_cmds.load(decode_path)
+    assert _unknown_dims(decode) == []
+    rng = np.random.default_rng(0)
+    cache = [rng.normal(0, 1, found.cache_shape(len(PROMPT))).astype(np.float32)
+             for _ in range(2 * found.layers)]  # fmt: skip
+    token = np.array([[7]], np.int64)
+    _close(one_cmds.Interpreter(decode).run([token, *cache]), _torch_step(found, token, cache))
