@@ -78,12 +78,14 @@ class WithCache(torch.nn.Module):
         return (out.logits, *present)
 
 
-def export(found: Decoder, path: str) -> None:
+def export(found: Decoder, path: str, max_seq: int = 64, max_past: int = 96) -> None:
     """``torch.export`` of :class:`WithCache` (batch, sequence and past dynamic) to ``path``."""
     ids = torch.ones(2, 3, dtype=torch.int64)
-    past = tuple(torch.zeros(2, found.kv_heads, 4, found.head_dim) for _ in range(2 * found.layers))
+    dtype = next(found.model.parameters()).dtype  # the cache has the weights' type
+    shape = (2, found.kv_heads, 4, found.head_dim)
+    past = tuple(torch.zeros(shape, dtype=dtype) for _ in range(2 * found.layers))
     batch = torch.export.Dim("batch", max=8)
-    seq, length = torch.export.Dim("seq", max=64), torch.export.Dim("past", max=96)
+    seq, length = torch.export.Dim("seq", max=max_seq), torch.export.Dim("past", max=max_past)
     dynamic = ({0: batch, 1: seq}, tuple({0: batch, 2: length} for _ in past))
     program = torch.export.export(WithCache(found), (ids, *past), dynamic_shapes=dynamic)
     torch.export.save(program, path)

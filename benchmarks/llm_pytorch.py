@@ -1,0 +1,185 @@
+"""A Hugging Face Llama exported from PyTorch with its key/value cache, at real size (issue 32):
+import, resize, Q4_0 conversion and a prefill + decode run, each in a process of its own, with
+its wall time and peak RSS, against torch.onnx.export of the same program alone and torch's
+own forward.
+
+    pip install -e '.[test]'        # torch, transformers
+    python benchmarks/llm_pytorch.py [--size tiny|0.5b|3b] [--workdir DIR]
+
+Sizes (random weights, float16 unless ``--dtype float32``): ``tiny`` (hidden 64, 2 layers; a
+check of the script), ``0.5b`` (hidden 1536, 16 layers, GQA 12/4, vocabulary 32000: the
+issue's model) and ``3b`` (Llama-3.2-3B's shape: hidden 3072, 28 layers, GQA 24/8,
+vocabulary 128256, tied embeddings). The model is ``tests/support/hf_cache.py``'s WithCache
+(batch, sequence and past length dynamic) saved with ``torch.export`` as ``model.pt2``.
+Phases (the ratio each is judged by in the last column):
+  export   ``torch.onnx.export(torch.export.load(pt2), dynamo=True)`` alone (the baseline);
+  import   ``one-import-pytorch`` (time against export; peak RSS against the .pt2's size and
+           against export's peak);
+  resize   ``one-resize`` to a decode model, 1 token after 127 cached positions;
+  q4_0     ``one-quantize --quantize_weights_chunk q4_0`` of the resized model;
+  torch    torch's forward of the same decode step (the runtime baseline);
+  run      the resized float model's decode step in LiteRT (``one_cmds.Interpreter``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SIZES = {
+    "tiny": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                 num_attention_heads=4, num_key_value_heads=2, vocab_size=256),
+    "0.5b": dict(hidden_size=1536, intermediate_size=4096, num_hidden_layers=16,
+                 num_attention_heads=12, num_key_value_heads=4, vocab_size=32000),
+    "3b": dict(hidden_size=3072, intermediate_size=8192, num_hidden_layers=28,
+               num_attention_heads=24, num_key_value_heads=8, vocab_size=128256,
+               tie_word_embeddings=True),
+}  # fmt: skip
+PAST = 127
+# Runs one phase in a child process (a driver of one_cmds.cli.drivers, or a phase_* function
+# of this file) and prints its exit code and peak RSS (KiB) as the last line.
+CHILD = """
+import importlib.util, json, resource, sys
+sys.path.insert(0, {tests!r})
+phase, args = sys.argv[1], json.loads(sys.argv[2])
+code = 0
+if phase == "cli":
+    from one_cmds.cli import drivers
+    code = getattr(drivers, args[0].replace("-", "_"))(args[1:])
+else:
+    spec = importlib.util.spec_from_file_location("bench", {script!r})
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    getattr(bench, "phase_" + phase)(**args)
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _config(size: str, dtype: str):
+    import torch
+    import transformers
+
+    config = transformers.LlamaConfig(**SIZES[size], max_position_embeddings=4096)
+    config.dtype = getattr(torch, dtype)
+    return config
+
+
+def phase_make(size: str, dtype: str, path: str) -> None:
+    """The seeded random model, exported with its cache to ``path``."""
+    import torch
+    import transformers
+
+    from support.hf_cache import Decoder, export
+
+    torch.manual_seed(0)
+    config = _config(size, dtype)
+    model = transformers.LlamaForCausalLM(config).to(getattr(torch, dtype)).eval()
+    heads = config.num_key_value_heads
+    found = Decoder(model, config.num_hidden_layers, heads, config.head_dim)
+    export(found, path, max_seq=2048, max_past=4096)
+
+
+def phase_export(path: str) -> None:
+    """torch.onnx.export of the saved program alone (the import's first step)."""
+    import torch
+
+    torch.onnx.export(torch.export.load(path), (), dynamo=True, verbose=False)
+
+
+def _decode_inputs(size: str, dtype: str):
+    import numpy as np
+
+    config = _config(size, dtype)
+    shape = (1, config.num_key_value_heads, PAST, config.head_dim)
+    rng = np.random.default_rng(0)
+    cache = [
+        rng.normal(0, 1, shape).astype(np.float32) for _ in range(2 * config.num_hidden_layers)
+    ]
+    return [np.array([[7]], np.int64), *cache]
+
+
+def phase_torch(size: str, dtype: str, path: str) -> None:
+    """torch's decode step of the exported program (the runtime baseline)."""
+    import torch
+
+    program = torch.export.load(path).module()
+    inputs = [torch.from_numpy(x) for x in _decode_inputs(size, dtype)]
+    if dtype != "float32":
+        inputs = [inputs[0], *(x.to(getattr(torch, dtype)) for x in inputs[1:])]
+    with torch.no_grad():
+        program(*inputs)
+
+
+def phase_run(size: str, dtype: str, path: str) -> None:
+    """The resized circle's decode step in LiteRT."""
+    import one_cmds
+
+    one_cmds.Interpreter(one_cmds.load(path)).run(_decode_inputs(size, dtype))
+
+
+def _timed(phase: str, args: object, log: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (GiB) of one phase in a child process."""
+    child = CHILD.format(tests=str(HERE.parent / "tests"), script=__file__)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", child, phase, json.dumps(args)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    with log.open("a") as f:
+        f.write(f"== {phase} {args}\n{done.stdout}{done.stderr}")
+    last = done.stdout.strip().splitlines()[-1].split() if done.stdout.strip() else ["1"]
+    if done.returncode != 0 or last[0] != "0":
+        raise SystemExit(f"{phase} failed; see {log}")
+    return seconds, int(last[1]) / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=SIZES, default="tiny")
+    parser.add_argument("--dtype", choices=("float16", "float32"), default="float16")
+    parser.add_argument("--workdir", help="where the files go (default: a temporary folder)")
+    args = parser.parse_args()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="llm_pytorch_"))
+    work.mkdir(parents=True, exist_ok=True)
+    pt2, log = work / "model.pt2", work / "log.txt"
+    circle, decode, q4 = work / "model.circle", work / "decode.circle", work / "decode_q4.circle"
+    common = {"size": args.size, "dtype": args.dtype}
+    _timed("make", {**common, "path": str(pt2)}, log)
+    config = _config(args.size, args.dtype)
+    cache = [1, config.num_key_value_heads, PAST, config.head_dim]
+    shapes = ",".join(["[1,1]"] + [str(cache).replace(" ", "")] * (2 * config.num_hidden_layers))
+    rows = {
+        "export": _timed("export", {"path": str(pt2)}, log),
+        "import": _timed("cli", ["one-import-pytorch", "-i", str(pt2), "-o", str(circle)], log),
+        "resize": _timed(
+            "cli", ["one-resize", "-i", str(circle), "-o", str(decode), "-s", shapes], log
+        ),
+        "q4_0": _timed("cli", ["one-quantize", "-i", str(decode), "-o", str(q4),
+                               "--quantize_weights_chunk", "q4_0"], log),
+        "torch": _timed("torch", {**common, "path": str(pt2)}, log),
+        "run": _timed("run", {**common, "path": str(decode)}, log),
+    }  # fmt: skip
+    size = pt2.stat().st_size / 2**30
+    export_s, export_gib = rows["export"]
+    print(f"{args.size} ({args.dtype}), model.pt2 {size:.2f} GiB, files in {work}")
+    for phase, (seconds, gib) in rows.items():
+        ratio = ""
+        if phase == "import":
+            ratio = (f"time {seconds / export_s:.2f}x export (goal <= 1.0), peak {gib / size:.2f}x "
+                     f"the .pt2 (goal <= 1.5), {gib / export_gib:.2f}x export's peak")  # fmt: skip
+        elif phase in ("resize", "q4_0"):
+            ratio = f"peak {gib / size:.2f}x the .pt2"
+        elif phase == "run":
+            ratio = f"{seconds / rows['torch'][0]:.2f}x torch's process"
+        print(f"  {phase:7s} {seconds:8.1f} s  peak {gib:6.2f} GiB  {ratio}")
+
+
+if __name__ == "__main__":
+    main()
