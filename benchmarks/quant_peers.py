@@ -307,7 +307,7 @@ def model_row(entry: Entry, workdir: Path, tests: int) -> Row:
     row = Row(entry.id)
     prep: run.Prepared | None = None
     try:
-        prep = run.prepare(entry, workdir, tests)
+        prep = run.prepare(entry, workdir, tests, layers=False)
     except CorpusUnavailable:
         raise
     except Exception as e:

@@ -129,9 +129,10 @@ def _load_model(path: Path, fmt: str, shapes: list[list[int]]) -> one_cmds.Model
     return import_onnx(str(path), options)
 
 
-def prepare(entry: Entry, workdir: Path, test_count: int = TEST) -> Prepared:
+def prepare(entry: Entry, workdir: Path, test_count: int = TEST, layers: bool = True) -> Prepared:
     """Load, fix dynamic dims, O1-optimize, make the records (``test_count`` test records)
-    and the float outputs."""
+    and the float outputs; with ``layers`` also every float tensor of each test record (for
+    :func:`layer_run`: a detector's feature maps take gigabytes at 48 records)."""
     times: dict[str, float] = {}
     path = model_path(entry)
     shapes = [list(s["shape"]) for s in entry.inputs]
@@ -147,8 +148,12 @@ def prepare(entry: Entry, workdir: Path, test_count: int = TEST) -> Prepared:
     test = make_records(entry.id, entry.inputs, dtypes, "test", test_count)
     npz = write_npz(workdir / f"{entry.id}.calibration.npz", calibration)
     interp = RawInterpreter(model)
-    tensors = _timed(times, "float_run", lambda: [interp.run_all(r) for r in test])
-    expected = [[t[o.name] for o in model.main.outputs] for t in tensors]
+    if layers:
+        tensors = _timed(times, "float_run", lambda: [interp.run_all(r) for r in test])
+        expected = [[t[o.name] for o in model.main.outputs] for t in tensors]
+    else:
+        tensors = []
+        expected = _timed(times, "float_run", lambda: [list(interp.run(list(r))) for r in test])
     prep = Prepared(entry, model, npz, test, expected, tensors, times, file_differences=lost)
     float_file = workdir / f"{entry.id}.float.tflite"
     try:
