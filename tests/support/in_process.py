@@ -24,3 +24,15 @@ def run_program(program: str, args: list[str], cwd: os.PathLike[str] | str, env:
         os.environ.clear()
         os.environ.update(environment)
         os.chdir(folder)
+
+
+def quantize_with_config(tmp_path: os.PathLike[str], model: str, keys: str) -> int:
+    """Exit code of ``onecc -C q.cfg --verbose`` in ``tmp_path``, the config quantizing
+    ``model`` into ``q.circle`` with the ``[one-quantize]`` lines ``keys``."""
+    cfg = os.path.join(tmp_path, "q.cfg")
+    with open(cfg, "w") as f:
+        f.write(
+            "[onecc]\none-quantize=True\n[one-quantize]\n"
+            f"input_path={model}\noutput_path=q.circle\n{keys}"
+        )
+    return run_program("onecc", ["-C", cfg, "--verbose"], tmp_path, dict(os.environ))

@@ -56,13 +56,15 @@ def input_means(
     keys = {_key(op) for op in ops}
     sums = {key: np.zeros(key[1], np.float64) for key in keys}
     rows = dict.fromkeys(keys, 0)
+    widths: dict[int, list[int]] = {}
+    for tensor, width in keys:
+        widths.setdefault(tensor, []).append(width)
 
     def add(t: Tensor, value: np.ndarray) -> None:
-        for key in sums:
-            if key[0] == id(t):
-                flat = np.asarray(value, np.float64).reshape(-1, key[1])
-                sums[key] += flat.sum(axis=0)
-                rows[key] += flat.shape[0]
+        for width in widths.get(id(t), ()):
+            flat = np.asarray(value, np.float64).reshape(-1, width)
+            sums[id(t), width] += flat.sum(axis=0)
+            rows[id(t), width] += flat.shape[0]
 
     inputs = list({id(op.inputs[0]): op.inputs[0] for op in ops}.values())
     observe_records(model, inputs, data, engine, add, note)

@@ -11,7 +11,7 @@ import pytest
 
 import one_cmds
 from one_cmds.cli import drivers
-from support.hf_cache import decoder, export, generate, torch
+from support.hf_cache import WithCache, decoder, export, generate, torch
 
 FAMILIES = ("llama", "qwen2", "mistral", "phi", "gpt2")
 PROMPT = [1, 5, 9, 13, 17, 21, 25, 29]
@@ -36,8 +36,6 @@ def _unknown_dims(model: one_cmds.Model) -> list[str]:
 
 
 def _torch_step(found, ids: np.ndarray, past: list[np.ndarray]) -> list[np.ndarray]:
-    from support.hf_cache import WithCache
-
     with torch.no_grad():
         out = WithCache(found)(torch.from_numpy(ids), *(torch.from_numpy(p) for p in past))
     return [t.numpy() for t in out]

@@ -1,8 +1,6 @@
 """``bias_correction`` (quant/bias_correction.py): the mean output of each weighted operator
 with quantized weights comes back to the float operator's mean on the calibration data."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,7 @@ import one_cmds
 from one_cmds.quant.bias_correction import correct_biases, input_means
 from one_cmds.quant.data import records
 from one_cmds.quant.default_pipeline import fake_quantize_weights
-from support.in_process import run_program
+from support.in_process import quantize_with_config
 from support.passes import Net, conv2d_options, depthwise_options, fc_options
 
 VALID = 1  # the padding that reads no border zeros: the input means are exact
@@ -92,12 +90,13 @@ def test_both_engines_correct_alike(calibration):
 
 
 def test_a_config_key_turns_it_on(fixture_path, tmp_path, capsys):
-    cfg = tmp_path / "q.cfg"
-    cfg.write_text(
-        "[onecc]\none-quantize=True\n[one-quantize]\n"
-        f"input_path={fixture_path('mobilenet_tiny.tflite')}\noutput_path=q.circle\n"
-        "quantized_dtype=int8\ngranularity=channel\nbias_correction=True\n"
+    assert (
+        quantize_with_config(
+            tmp_path,
+            fixture_path("mobilenet_tiny.tflite"),
+            "quantized_dtype=int8\ngranularity=channel\nbias_correction=True\n",
+        )
+        == 0
     )
-    assert run_program("onecc", ["-C", str(cfg), "--verbose"], tmp_path, dict(os.environ)) == 0
     assert "bias correction: " in capsys.readouterr().out
     assert (tmp_path / "q.circle").stat().st_size > 0

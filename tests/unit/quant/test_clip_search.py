@@ -1,8 +1,6 @@
 """Calibration ``mode=mse`` (quant/clip_search.py): each 8-bit range is the clip of least
 squared error over the calibration data, found on a histogram of a second pass."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,7 @@ from one_cmds.quant.clip_search import BINS, best_clip
 from one_cmds.quant.data import records
 from one_cmds.quant.default_pipeline import calibrate, fake_quantize_weights
 from one_cmds.quant.options import CalibrationOptions
-from support.in_process import run_program
+from support.in_process import quantize_with_config
 from support.litert import DEFAULT, run_model
 from support.passes import Net
 
@@ -96,13 +94,14 @@ def test_both_engines_find_the_same_clips(tmp_path):
 
 
 def test_a_config_takes_mode_mse_and_ignores_percentiles(fixture_path, tmp_path, capsys):
-    cfg = tmp_path / "q.cfg"
-    cfg.write_text(
-        "[onecc]\none-quantize=True\n[one-quantize]\n"
-        f"input_path={fixture_path('mobilenet_tiny.tflite')}\noutput_path=q.circle\n"
-        "quantized_dtype=int8\ngranularity=channel\nmode=mse\nmax_percentile=99.9\n"
+    assert (
+        quantize_with_config(
+            tmp_path,
+            fixture_path("mobilenet_tiny.tflite"),
+            "quantized_dtype=int8\ngranularity=channel\nmode=mse\nmax_percentile=99.9\n",
+        )
+        == 0
     )
-    assert run_program("onecc", ["-C", str(cfg)], tmp_path, dict(os.environ)) == 0
     assert (
         "'max_percentile' has no effect with mode 'mse' and is ignored" in capsys.readouterr().err
     )

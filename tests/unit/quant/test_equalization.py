@@ -4,13 +4,11 @@ stack whose channels differ 100-fold loses less."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 import one_cmds
 from one_cmds.quant.equalization import equalize
-from support.in_process import run_program
+from support.in_process import quantize_with_config
 from support.passes import Net, conv2d_options, depthwise_options
 
 RELU, RELU6 = 1, 3
@@ -93,12 +91,11 @@ def test_uint8_layer_wise_loses_less(tmp_path):
 
 
 def test_a_config_key_turns_it_on(fixture_path, tmp_path, capsys):
-    cfg = tmp_path / "q.cfg"
-    cfg.write_text(
-        "[onecc]\none-quantize=True\n[one-quantize]\n"
-        f"input_path={fixture_path('mobilenet_tiny.tflite')}\noutput_path=q.circle\n"
-        "cross_layer_equalization=True\n"
+    assert (
+        quantize_with_config(
+            tmp_path, fixture_path("mobilenet_tiny.tflite"), "cross_layer_equalization=True\n"
+        )
+        == 0
     )
-    assert run_program("onecc", ["-C", str(cfg), "--verbose"], tmp_path, dict(os.environ)) == 0
     assert "cross-layer equalization: " in capsys.readouterr().out
     assert (tmp_path / "q.circle").stat().st_size > 0
