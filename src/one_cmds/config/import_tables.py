@@ -37,6 +37,12 @@ _BATCHMATMUL = Option(
     Kind.BOOL,
     help="Experimental disable BatchMatMul unfold",
 )
+_FLOAT32_WEIGHTS = Option(
+    "float32_weights",
+    Kind.BOOL,
+    help="(one-cmds addition) write float16 and bfloat16 weights as FLOAT32 constants (by "
+    "default they stay FLOAT16 behind a DEQUANTIZE; bfloat16 converted to float16)",
+)
 _NCHW_TO_NHWC = (
     Option(
         "nchw_to_nhwc_input_shape",
@@ -99,6 +105,7 @@ IMPORT_ONNX_OPTIONS = (
         help="also write the imported model as <output base>.tflite beside the output",
     ),
     _BATCHMATMUL,
+    _FLOAT32_WEIGHTS,
     Option("input_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("input")),
     Option("output_shapes", Kind.IO_SHAPES, help=_SHAPES_HELP.format("output")),
     Option(
@@ -145,6 +152,7 @@ IMPORT_PYTORCH_OPTIONS = (
     *_CONVERTER_FORMAT,
     Option("save_intermediate", Kind.BOOL, help="Save the exported ONNX model beside the output"),
     _BATCHMATMUL,
+    _FLOAT32_WEIGHTS,
     *_NCHW_TO_NHWC,
     *profile_options(flags=("--generate_profile_data",)),  # -p is --python_path here
 )

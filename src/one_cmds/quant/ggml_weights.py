@@ -2,7 +2,8 @@
 
 Selection, operators in execution order, every graph: FULLY_CONNECTED input 1, and GATHER
 input 0 when its indices are not a constant, when that operand is a float32 constant without
-a qparam of at least ``skip_chunkquant_size`` elements. A weight that cannot be converted
+a qparam of at least ``skip_chunkquant_size`` elements (or a FLOAT16 one behind a DEQUANTIZE,
+whose DEQUANTIZE goes when nothing else reads it). A weight that cannot be converted
 stays float32 with ``WARNING: <tensor> not quantized to GGML_<T>: <reason>``. A constant
 selected by several operators (a tied embedding) is converted once and shared; its other
 readers keep the float32 original. INT64 indices of a converted GATHER become INT32: a graph
@@ -23,7 +24,7 @@ from ..ir import Buffer, Graph, Model, Operator, Tensor
 from ..ir.schema import TYPE_BY_NAME, new_options
 from .options import ChunkType
 from .weight_chunks import row_chunks
-from .weights_only import is_float_constant
+from .weights_only import WeightSources
 
 ENCODERS = {ChunkType.q4_0: quantize_q4_0, ChunkType.q8_0: quantize_q8_0}
 # |d| = |m| / 8 (Q4_0) or max|x| / 127 (Q8_0) must stay below the float16 overflow.
@@ -59,10 +60,11 @@ class _GraphConversion:
         self.casts: list[Operator] = []
 
     def run(self) -> None:
+        sources = WeightSources(self.graph)
         for op in list(self.graph.operators):
             position = _selected_operand(op)
-            weight = None if position is None else op.inputs[position]
-            if not is_float_constant(weight) or weight.data.size < self.skip:  # type: ignore[union-attr]
+            weight = None if position is None else sources.of(op.inputs[position])
+            if weight is None or weight.data.size < self.skip:  # type: ignore[union-attr]
                 continue
             assert weight is not None and position is not None
             if op.opcode == "GATHER" and not _plain_gather(op, weight):
@@ -74,6 +76,7 @@ class _GraphConversion:
             op.inputs[position] = converted
             if op.opcode == "GATHER" and op.inputs[1].dtype == "INT64":
                 op.inputs[1] = self._int32(op.inputs[1])
+        sources.drop_unread()
         if self.casts:
             self.graph.operators.extend(self.casts)
             self.graph.topological_sort()

@@ -3,7 +3,9 @@ DEPTHWISE_CONV_2D and FULLY_CONNECTED become int8, int16 or int4, symmetric per 
 channel, or per block of ``block_size`` inputs for int4 FULLY_CONNECTED; activations, inputs,
 outputs, biases and every other operator stay float32.
 
-Only float32 constants without a qparam are quantized (a non-constant weight is skipped). A
+Only float32 constants without a qparam are quantized, and FLOAT16 ones behind a DEQUANTIZE
+(16-bit weights an import kept; the DEQUANTIZE goes when nothing else reads it); a
+non-constant weight is skipped. A
 constant read by several operators of one kind is quantized once and shared; read by
 operators of different kinds it has no single channel axis (``Failed to find channel
 index``). Other readers of the constant keep the float32 original.
@@ -12,6 +14,8 @@ index``). Other readers of the constant keep the float32 original.
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import numpy as np
 
 from ..ir import Graph, Model, Operator, Tensor
 from .checks import INVALID
@@ -33,13 +37,47 @@ def is_float_constant(t: Tensor | None) -> bool:
     return unquantized and t.dtype == "FLOAT32" and t.is_constant  # type: ignore[union-attr]
 
 
+def is_half_constant(t: Tensor | None) -> bool:
+    """A FLOAT16 constant without a qparam: a 16-bit weight an import kept 16-bit."""
+    unquantized = t is not None and (t.quant is None or t.quant.scale is None)
+    return unquantized and t.dtype == "FLOAT16" and t.is_constant  # type: ignore[union-attr]
+
+
+class WeightSources:
+    """The float constant behind each weight operand of one graph: the operand itself (a
+    float32 constant) or the FLOAT16 constant its DEQUANTIZE reads; the DEQUANTIZEs seen
+    through are removed when nothing reads them any more (:meth:`drop_unread`)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.producers = graph.producers()
+        self.seen: dict[int, Operator] = {}
+
+    def of(self, t: Tensor | None) -> Tensor | None:
+        if is_float_constant(t):
+            return t
+        op = self.producers.get(t) if t is not None else None  # type: ignore[call-overload]
+        if op is None or op.opcode != "DEQUANTIZE" or not is_half_constant(op.inputs[0]):
+            return None
+        self.seen[id(op)] = op
+        return op.inputs[0]
+
+    def drop_unread(self) -> None:
+        read = {id(t) for op in self.graph.operators for t in op.inputs if t is not None}
+        read |= {id(t) for t in self.graph.outputs}
+        unread = {k for k, op in self.seen.items() if id(op.outputs[0]) not in read}
+        if unread:
+            self.graph.operators = [op for op in self.graph.operators if id(op) not in unread]
+
+
 def quantize_weights_only(
     model: Model, dtype: str, granularity: str, block_size: int, warn: Callable[[str], None]
 ) -> None:
     """Quantize the weights of every graph of ``model`` in place (``dtype`` "int8", "int16"
     or "int4"; ``granularity`` "channel" or "block")."""
     for graph in model.graphs:
-        readers = _weight_readers(graph)
+        sources = WeightSources(graph)
+        readers = _weight_readers(graph, sources)
         added: list[Operator] = []
         for weight, ops in readers:
             opcode = ops[0].opcode
@@ -49,6 +87,7 @@ def quantize_weights_only(
             for op in ops:
                 op.inputs[index] = replacement
             added.extend(new)
+        sources.drop_unread()
         if added:
             graph.operators.extend(added)
             graph.topological_sort()
@@ -61,14 +100,15 @@ def check_weights_only(model: Model) -> None:
         raise QuantizeError(f"{INVALID} ({problem})")
 
 
-def _weight_readers(graph: Graph) -> list[tuple[Tensor, list[Operator]]]:
-    """Each quantizable weight with the operators reading it as their weight, in execution
-    order; a weight of operators of different kinds is an error."""
+def _weight_readers(graph: Graph, sources: WeightSources) -> list[tuple[Tensor, list[Operator]]]:
+    """Each quantizable weight (its float constant) with the operators reading it as their
+    weight, in execution order; a weight of operators of different kinds is an error."""
     readers: dict[int, tuple[Tensor, list[Operator]]] = {}
     for op in graph.operators:
         spec = WEIGHTS_ONLY_AXIS.get(op.opcode)
-        weight = op.inputs[spec[0]] if spec and len(op.inputs) > spec[0] else None
-        if not is_float_constant(weight) or getattr(op.options, "weightsFormat", 0):
+        operand = op.inputs[spec[0]] if spec and len(op.inputs) > spec[0] else None
+        weight = sources.of(operand)
+        if weight is None or getattr(op.options, "weightsFormat", 0):
             continue
         readers.setdefault(id(weight), (weight, []))[1].append(op)  # type: ignore[arg-type]
     for weight, ops in readers.values():
@@ -91,8 +131,7 @@ def _quantized(
 ) -> tuple[Tensor, list[Operator]]:
     """The tensor the operators read instead of ``weight``, and the operators computing it
     (§21.3: hybrid, DEQUANTIZE or block form)."""
-    data = weight.data
-    assert data is not None
+    data = np.asarray(weight.data, np.float32)
     if block:
         depth = data.shape[1]
         if depth % block == 0:

@@ -63,6 +63,7 @@ class ImportPytorchOptions(StepOptions):
     unroll_rnn: bool = False
     unroll_lstm: bool = False
     experimental_disable_batchmatmul_unfold: bool = False
+    float32_weights: bool = False
     nchw_to_nhwc_input_shape: bool = False
     nchw_to_nhwc_output_shape: bool = False
 
@@ -75,6 +76,7 @@ _PASSED_TO_ONNX = (
     "unroll_rnn",
     "unroll_lstm",
     "experimental_disable_batchmatmul_unfold",
+    "float32_weights",
     "nchw_to_nhwc_input_shape",
     "nchw_to_nhwc_output_shape",
 )

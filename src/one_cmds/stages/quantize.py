@@ -31,6 +31,7 @@ from ..quant.default_pipeline import calibrate, fake_quantize_weights, quantize_
 from ..quant.equalization import equalize
 from ..quant.fake_quantize import fake_quantize
 from ..quant.ggml_weights import quantize_weights_chunk
+from ..quant.half_weights import widen_half_weights
 from ..quant.layer_errors import (
     CSV_SUFFIX,
     TABLE_HEADER,
@@ -75,6 +76,7 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
         raise UnsupportedError(f"one-quantize: {action} is not implemented yet")
     original = model.copy() if options.evaluate_result else None
     check_float_model(model)
+    _widen_half_weights(model)
     fold_computed_constants(model)
     check_constant_operands(model)
 
@@ -119,6 +121,12 @@ def run_quantize_step(model: Model, options: QuantizeOptions) -> Model:
     return model
 
 
+def _widen_half_weights(model: Model) -> None:
+    widened = widen_half_weights(model)
+    if widened:
+        detail(f"{widened} float16 weights widened to float32 for quantization")
+
+
 def _ampq(model: Model, options: QuantizeOptions) -> Model:
     """``ampq`` (quant/ampq.py): the float model is calibrated once (no weights
     fake-quantization, as in the reference), then the solver picks the int16 operators; with
@@ -127,6 +135,7 @@ def _ampq(model: Model, options: QuantizeOptions) -> Model:
     for line in settings.ignored():
         warn(line)
     check_float_model(model)
+    _widen_half_weights(model)
     fold_computed_constants(model)
     check_constant_operands(model)
     original = model.copy()

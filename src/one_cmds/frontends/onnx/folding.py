@@ -49,7 +49,8 @@ def gather_facts(source: OnnxSource) -> Facts:
     facts = Facts()
     graph = source.model.graph
     for t in graph.initializer:
-        facts.consts[t.name] = numpy_helper.to_array(t)
+        mapped = source.external.get(t.name)
+        facts.consts[t.name] = numpy_helper.to_array(t) if mapped is None else mapped
     hints: dict[str, tuple[Element, ...]] = {}
     for _ in range(ROUNDS):
         for info in _inferred(source, facts, hints):
@@ -214,13 +215,20 @@ def _fold(facts: Facts, node: onnx.NodeProto, k: int, opset: int) -> None:
         values = _evaluate(node, facts, opset)
     else:
         return
-    if values is None or sum(v.nbytes for v in values) > FOLD_LIMIT:
+    if values is None or _new_bytes(values, [facts.consts.get(n) for n in node.input]) > FOLD_LIMIT:
         return
     for name, value in zip(node.output, values, strict=False):
         if name:
             facts.consts[name] = value
             facts.shapes[name] = value.shape
     facts.folded.add(k)
+
+
+def _new_bytes(values: list[np.ndarray], inputs: list[np.ndarray | None]) -> int:
+    """The bytes of the results that are not views of an input (a Transpose or Reshape of a
+    weight costs nothing, whatever its size)."""
+    known = [x for x in inputs if x is not None]
+    return sum(v.nbytes for v in values if not any(np.may_share_memory(v, x) for x in known))
 
 
 def _shape_node(facts: Facts, node: onnx.NodeProto) -> list[np.ndarray] | None:

@@ -18,10 +18,12 @@ from .lowering import INSIDE, Lowering, lower_nodes
 from .node import Node
 from .options import OnnxOptions
 
-# Graph I/O element types kept at the boundary (computed inside as INSIDE says, §7.2).
+# Graph I/O element types kept at the boundary (computed inside as INSIDE says, §7.2);
+# bfloat16 ones are FLOAT32 (LiteRT has no bfloat16 tensors).
 BOUNDARY = {
     onnx.TensorProto.FLOAT: "FLOAT32",
     onnx.TensorProto.FLOAT16: "FLOAT16",
+    onnx.TensorProto.BFLOAT16: "FLOAT32",
     onnx.TensorProto.INT64: "INT64",
     onnx.TensorProto.INT32: "INT32",
     onnx.TensorProto.INT16: "INT16",

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import numpy as np
 import onnx
-from onnx import external_data_helper
 
 from .errors import OnnxFileError, OnnxImportError
+from .external import map_external_data
 
 OPSETS = range(9, 26)
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -28,6 +29,8 @@ class OnnxSource:
     opset: int
     md5: str
     order: list[int]
+    # Initializers whose data is external: views of their mapped files (:mod:`.external`).
+    external: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def load_source(path: str) -> OnnxSource:
@@ -45,18 +48,21 @@ def load_source(path: str) -> OnnxSource:
     return prepare_source(model, path, md5)
 
 
-def prepare_source(model: onnx.ModelProto, path: str, md5: str) -> OnnxSource:
-    """Check and prepare a model read from ``path`` (or made in memory from the model file
-    ``path``, whose md5 is ``md5``): graph, opset, external data, local functions, order."""
+def prepare_source(
+    model: onnx.ModelProto, path: str, md5: str, data_folder: str | None = None
+) -> OnnxSource:
+    """Check and prepare a model read from ``path`` (or made from the model file ``path``,
+    whose md5 is ``md5``, by another front end, with its external data in ``data_folder``):
+    graph, opset, external data mapped, local functions, order."""
     if not model.HasField("graph") or not (model.graph.node or model.graph.output):
         raise OnnxFileError(f"Invalid input file: {path} (not an ONNX model: no graph)")
     opset = _default_opset(model)
-    _load_external_data(model, path)
+    external = map_external_data(model, path, data_folder)
     if model.functions:
         from onnx import inliner
 
         model = inliner.inline_local_functions(model)
-    return OnnxSource(path, model, opset, md5, _topological(model.graph, path))
+    return OnnxSource(path, model, opset, md5, _topological(model.graph, path), external)
 
 
 def _file_md5(path: str) -> str:
@@ -77,66 +83,6 @@ def _default_opset(model: onnx.ModelProto) -> int:
             f"(supported: {OPSETS.start} to {OPSETS.stop - 1})"
         )
     return version
-
-
-def _load_external_data(model: onnx.ModelProto, path: str) -> None:
-    """Check every external tensor (§7.1), then read them into the model."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tensors = [t for t in external_data_helper._get_all_tensors(model) if _is_external(t)]
-    if not tensors:
-        return
-    missing: dict[str, int] = {}
-    for t in tensors:
-        info = external_data_helper.ExternalDataInfo(t)
-        location = info.location
-        if os.path.isabs(location) or not _inside(folder, os.path.join(folder, location)):
-            raise OnnxFileError(
-                f"Invalid external data: {location} (tensor '{t.name}': location outside the "
-                "model folder)"
-            )
-        file = os.path.join(folder, location)
-        if not os.path.isfile(file):
-            missing[location] = missing.get(location, 0) + 1
-            continue
-        size = os.path.getsize(file)
-        offset = info.offset or 0
-        length = info.length if info.length is not None else size - offset
-        if offset + length > size:
-            raise OnnxFileError(
-                f"Invalid external data: {location} (tensor '{t.name}': offset {offset} + "
-                f"length {length} exceeds file size {size})"
-            )
-        if info.checksum and _sha1(file, offset, length) != info.checksum:
-            raise OnnxFileError(
-                f"Invalid external data: {location} (tensor '{t.name}': checksum mismatch)"
-            )
-    if missing:
-        count = sum(missing.values())
-        raise OnnxFileError(
-            f"External data file not found: {', '.join(missing)} "
-            f"(needed by {count} tensors of {path})"
-        )
-    external_data_helper.load_external_data_for_model(model, folder)
-
-
-def _is_external(t: onnx.TensorProto) -> bool:
-    return t.HasField("data_location") and t.data_location == onnx.TensorProto.EXTERNAL
-
-
-def _inside(folder: str, path: str) -> bool:
-    real = os.path.realpath(path)
-    return os.path.commonpath([os.path.realpath(folder), real]) == os.path.realpath(folder)
-
-
-def _sha1(path: str, offset: int, length: int) -> str:
-    digest = hashlib.sha1()
-    with open(path, "rb") as f:
-        f.seek(offset)
-        left = length
-        while left and (chunk := f.read(min(_CHUNK, left))):
-            digest.update(chunk)
-            left -= len(chunk)
-    return digest.hexdigest()
 
 
 def _topological(graph: onnx.GraphProto, path: str) -> list[int]:

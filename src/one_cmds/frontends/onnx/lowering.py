@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import onnx
 
+from ...formats.files import release_pages
 from ...ir import Operator, Tensor
 from ...ir.schema import new_options
 from .errors import OnnxFileError, Unsupported
@@ -47,6 +48,9 @@ NUMPY = {
     "UINT8": np.uint8, "BOOL": np.bool_, "INT64": np.int64, "FLOAT16": np.float16,
 }  # fmt: skip
 INT32 = np.iinfo(np.int32)
+# A 16-bit float constant of at least this many elements is a weight kept 16-bit (:meth:`weight`).
+WEIGHT_ELEMENTS = 1024
+FLOAT16_MAX = float(np.finfo(np.float16).max)
 
 
 def converter(*op_types: str) -> Callable[[Converter], Converter]:
@@ -73,6 +77,10 @@ class Lowering:
         self.warn = warn
         self.options = options  # what converters may consult (unroll_lstm, unroll_rnn, ...)
         self.values: dict[str, Tensor] = {}
+        # Sequence values (SplitToSequence): each part with its dims.
+        self.sequences: dict[str, list[tuple[Tensor, list[Any]]]] = {}
+        # Indices of nodes another node's converter lowered with its own (Conv + BatchNorm).
+        self.absorbed: set[int] = set()
         self.operators: list[Operator] = []
         self.names: dict[str, int] = {}
         self.node: Node | None = None
@@ -136,7 +144,7 @@ class Lowering:
             raise Unsupported(f"input '{name}' is not available")
         tensor = self._const_tensors.get(name)
         if tensor is None:
-            tensor = self.constant(value, name)
+            tensor = self.weight(value, name)
             self._const_tensors[name] = tensor
         return tensor
 
@@ -171,6 +179,35 @@ class Lowering:
         else:
             name = self.unique(name)
         return Tensor.constant(name, array, dtype)
+
+    def weight(self, value: np.ndarray, name: str | None = None) -> Tensor:
+        """A float operand that may be a weight: a float16 or bfloat16 constant of at least
+        :data:`WEIGHT_ELEMENTS` elements stays FLOAT16 behind a DEQUANTIZE to FLOAT32, as the
+        TFLite converter writes float16 models (bfloat16 converted, values beyond float16's
+        range counted in a warning); anything else (or with ``float32_weights``) is
+        :meth:`constant`. A view of a mapped weights file is released once copied."""
+        array = np.asarray(value)
+        wide = self.options.float32_weights
+        if wide or not _sixteen_bit(array) or array.size < WEIGHT_ELEMENTS:
+            tensor = self.constant(array, name)
+        else:
+            half = self.constant(self._float16(array, name), name, dtype="FLOAT16")
+            tensor = self.emit("DEQUANTIZE", [half], name=self.unique(f"{half.name}_DQ"))
+        release_pages(array)
+        return tensor
+
+    def _float16(self, array: np.ndarray, name: str | None) -> np.ndarray:
+        if array.dtype == np.float16:
+            return array
+        with np.errstate(over="ignore"):
+            half = array.astype(np.float16)
+        overflow = int(np.count_nonzero(np.isinf(half) & np.isfinite(array)))
+        if overflow:
+            self.warn(
+                f"bfloat16 weight '{name}': {overflow} of {array.size} values overflow float16 "
+                "(give float32_weights to keep them)"
+            )
+        return half
 
     def emit(
         self,
@@ -212,6 +249,10 @@ class Lowering:
             tensor.name = self.unique(name)
             self._named.add(id(tensor))
         self.values[name] = tensor
+
+
+def _sixteen_bit(array: np.ndarray) -> bool:
+    return array.dtype == np.float16 or array.dtype.name == "bfloat16"
 
 
 def _const_dtype(array: np.ndarray) -> str:

@@ -16,6 +16,7 @@ class OnnxOptions(BaseModel):
     unroll_rnn: bool = False
     unroll_lstm: bool = False
     experimental_disable_batchmatmul_unfold: bool = False
+    float32_weights: bool = False
     input_shapes: InstanceOf[NamedShapeList] | None = None
     output_shapes: InstanceOf[NamedShapeList] | None = None
     dynamic_batch_to_single_batch: bool = False

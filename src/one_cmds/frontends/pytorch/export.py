@@ -1,7 +1,11 @@
-"""A loaded PyTorch model exported in memory to an ONNX ``ModelProto`` with torch.onnx's dynamo
-exporter (tf-and-pytorch-import.md §5.4): inputs ``torch.ones`` of the given shapes and types,
-dynamic dimensions of size 2 with ``torch.export.Dim`` specs; TorchScript through an
-ExportedProgram, or torch's TorchScript exporter when that conversion fails."""
+"""A loaded PyTorch model exported to an ONNX file with torch.onnx's dynamo exporter
+(tf-and-pytorch-import.md §5.4): inputs ``torch.ones`` of the given shapes and types, dynamic
+dimensions of size 2 with ``torch.export.Dim`` specs; TorchScript through an ExportedProgram,
+or torch's TorchScript exporter when that conversion fails.
+
+The file is a temporary one of the import: the weights go to its external data file tensor by
+tensor (the ONNX front end maps them), never into a second in-memory copy, and torch's own
+optimizer is skipped (the front end folds constants itself, in a fraction of the time)."""
 
 from __future__ import annotations
 
@@ -51,14 +55,22 @@ def export_onnx(
     shapes: Sequence[Dims],
     types: Sequence[str],
     warn: Callable[[str], None],
-) -> onnx.ModelProto:
-    """The ONNX model of ``loaded`` (``shapes``/``types`` unused for an ExportedProgram)."""
+    path: str,
+) -> None:
+    """Write the ONNX model of ``loaded`` to ``path``, its weights to ``<path>.data``
+    (``shapes``/``types`` unused for an ExportedProgram)."""
     if loaded.kind is Kind.EXPORTED_PROGRAM:
-        return torch.onnx.export(loaded.model, (), dynamo=True, verbose=False).model_proto
-    args = example_inputs(shapes, types)
-    if isinstance(loaded.model, torch.jit.ScriptModule):
-        return _torchscript(loaded.model, args, shapes, warn)
-    return _module(loaded.model.eval(), args, shapes)
+        program = torch.onnx.export(loaded.model, (), dynamo=True, optimize=False, verbose=False)
+    else:
+        args = example_inputs(shapes, types)
+        if isinstance(loaded.model, torch.jit.ScriptModule):
+            program = _torchscript(loaded.model, args, shapes, warn)
+        else:
+            program = _module(loaded.model.eval(), args, shapes)
+    if isinstance(program, onnx.ModelProto):
+        onnx.save(program, path)
+    else:
+        program.save(path, external_data=True)
 
 
 def _module(
@@ -66,16 +78,16 @@ def _module(
     args: tuple[torch.Tensor, ...],
     shapes: Sequence[Dims],
     input_names: list[str] | None = None,
-) -> onnx.ModelProto:
-    program = torch.onnx.export(
+) -> torch.onnx.ONNXProgram:
+    return torch.onnx.export(
         model,
         args,
         dynamo=True,
         dynamic_shapes=dynamic_shapes(shapes),
         input_names=input_names,
+        optimize=False,
         verbose=False,
     )
-    return program.model_proto
 
 
 def _torchscript(
@@ -83,7 +95,7 @@ def _torchscript(
     args: tuple[torch.Tensor, ...],
     shapes: Sequence[Dims],
     warn: Callable[[str], None],
-) -> onnx.ModelProto:
+) -> torch.onnx.ONNXProgram | onnx.ModelProto:
     """TorchScript through ``TS2EPConverter`` (the dynamo exporter refuses ScriptModules);
     torch's TorchScript exporter when that fails and torch still has it."""
     names = [a.name for a in model.forward.schema.arguments[1:]]

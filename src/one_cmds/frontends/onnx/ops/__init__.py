@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     recurrent,
     reduce,
     resize,
+    sequences,
     shape_building,
     shape_ops,
     shape_values,

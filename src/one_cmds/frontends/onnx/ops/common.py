@@ -7,6 +7,7 @@ import numpy as np
 from ....ir import Tensor
 from ....ir.schema import new_options
 from ..lowering import Lowering
+from ..node import Node
 
 CHANNELS_LAST = {3: (0, 2, 1), 4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
 CHANNELS_FIRST = {3: (0, 2, 1), 4: (0, 3, 1, 2), 5: (0, 4, 1, 2, 3)}
@@ -64,3 +65,13 @@ def reshape(lo: Lowering, x: Tensor, shape: list[int], purpose: str = "reshape")
 def options(name: str, **fields):
     """An options object of the circle schema."""
     return new_options(name, **fields)
+
+
+def batch_norm_affine(node: Node, lo: Lowering) -> tuple[np.ndarray, np.ndarray]:
+    """BatchNormalization's ``(s, b)`` of ``x·s + b`` (float64): ``s = γ/√(var+ε)``,
+    ``b = β − mean·s``."""
+    gamma, beta, mean, var = (
+        lo.require_const(node.input(k)).astype(np.float64) for k in range(1, 5)
+    )
+    scale = gamma / np.sqrt(var + float(node.attr("epsilon", 1e-5)))
+    return scale, beta - mean * scale

@@ -12,7 +12,8 @@ from ....ir import Tensor
 from ..errors import Unsupported
 from ..lowering import NUMPY, Lowering, converter
 from ..node import Node
-from .common import options, reshape, to_channels_first, to_channels_last
+from .common import batch_norm_affine, options, reshape, to_channels_first, to_channels_last
+from .fusions import uses_of
 
 SAME, VALID = 0, 1
 
@@ -187,6 +188,12 @@ def conv(node: Node, lo: Lowering) -> None:
         y = pad_nhwc(lo, y, pads)
     conv_options = dict(padding=padding, **window.conv_options())
     constant_bias = np.zeros(out_c, np.float32) if bias is None else bias.astype(np.float32)
+    norm = _absorbed_batch_norm(node, lo) if bias is not None else None
+    if norm is not None:
+        scale, shift = batch_norm_affine(norm, lo)
+        w = (w * scale.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
+        constant_bias = (constant_bias * scale + shift).astype(np.float32)
+    first = len(lo.operators)
     if group == 1:
         y = _conv2d(lo, y, w, constant_bias, conv_options)
     elif in_per_group == 1:  # group = C_in: depthwise with multiplier C_out / C_in
@@ -200,7 +207,25 @@ def conv(node: Node, lo: Lowering) -> None:
         y = _grouped(lo, y, w, constant_bias, group, conv_options)
     if bias is None:  # a bias computed in the graph
         y = add_channel_bias(lo, y, b_name)
-    lo.bind(node.outputs[0], nchw_output(lo, y, node.outputs[0], rank))
+    if norm is None:
+        lo.bind(node.outputs[0], nchw_output(lo, y, node.outputs[0], rank))
+        return
+    lo.bind(norm.outputs[0], nchw_output(lo, y, norm.outputs[0], rank))
+    for op in lo.operators[first:]:
+        op.origin = op.origin | {norm.index}
+
+
+def _absorbed_batch_norm(node: Node, lo: Lowering) -> Node | None:
+    """The inference BatchNormalization with constant parameters that alone reads this Conv's
+    output (not a graph output): folded into its weights and bias, as torch's exporter does."""
+    name = node.outputs[0]
+    norm = uses_of(lo).sole_reader(name, "BatchNormalization")
+    if norm is None or name in lo.graph_outputs or norm.attr("training_mode", 0):
+        return None
+    if any(lo.const(norm.input(k)) is None for k in range(1, 5)):
+        return None
+    lo.absorbed.add(norm.index)
+    return norm
 
 
 def _conv2d(lo: Lowering, y: Tensor, w: np.ndarray, bias: np.ndarray, conv_options: dict):

@@ -264,6 +264,15 @@ MATCHERS = {
     "Clip": _spelled_hard_swish,
 }
 _FOUND: weakref.WeakKeyDictionary[Lowering, dict[int, Fusion]] = weakref.WeakKeyDictionary()
+_USES: weakref.WeakKeyDictionary[Lowering, Uses] = weakref.WeakKeyDictionary()
+
+
+def uses_of(lo: Lowering) -> Uses:
+    """The producers and readers of this import's values (computed once)."""
+    found = _USES.get(lo)
+    if found is None:
+        found = _USES[lo] = Uses(lo)
+    return found
 
 
 def _fusions(lo: Lowering) -> dict[int, Fusion]:
@@ -272,7 +281,7 @@ def _fusions(lo: Lowering) -> dict[int, Fusion]:
     if found is not None:
         return found
     found = {}
-    uses = Uses(lo)
+    uses = uses_of(lo)
     for n in lo.nodes:
         match = MATCHERS.get(n.op_type)
         if match is None or n.index in lo.facts.folded or n.index in found:

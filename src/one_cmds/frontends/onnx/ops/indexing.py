@@ -1,5 +1,6 @@
 """Indexing operators (onnx-import.md §6.1): Concat, Split, Slice, Gather, GatherElements,
-GatherND, ScatterND, Pad, TopK, ArgMax/ArgMin, NonZero (Trilu: trilu.py).
+GatherND, ScatterND, Pad, TopK, ArgMax/ArgMin, NonZero (Trilu: trilu.py; SplitToSequence:
+sequences.py).
 
 Negative indices are wrapped at import when they are constants and the dim is known, else in
 the graph by FLOOR_MOD. Slice bounds are clamped as ONNX clamps them (INT64 sentinels
@@ -79,10 +80,20 @@ def split(node: Node, lo: Lowering) -> None:
             raise Unsupported(f"dimension {axis} of '{x_name}' must be known")
         chunk = -(-dim // n)
         sizes = [chunk] * (n - 1) + [dim - chunk * (n - 1)]
+    parts = split_parts(lo, x_name, axis, n, sizes)
+    for name, (part, dims) in zip(node.outputs, parts, strict=True):
+        bind_sized(lo, name, part, dims)
+
+
+def split_parts(
+    lo: Lowering, x_name: str, axis: int, n: int, sizes: list[int] | None
+) -> list[tuple[Tensor, list[Dim]]]:
+    """The ``n`` parts of ``x_name`` along ``axis`` (``sizes`` given, or equal) with their dims:
+    SPLIT for equal parts, else SPLIT_V."""
     x = lo.value(x_name)
+    dims = ranked_dims(lo, x_name)
     if n == 1:
-        lo.bind(node.outputs[0], x)
-        return
+        return [(x, dims)]
     if sizes is None or len(set(sizes)) == 1:
         parts = lo.emit(
             "SPLIT", [int32(lo, axis, "axis"), x], options("SplitOptions", numSplits=n),
@@ -93,9 +104,10 @@ def split(node: Node, lo: Lowering) -> None:
             "SPLIT_V", [x, int32(lo, sizes, "sizes"), int32(lo, axis, "axis")],
             options("SplitVOptions", numSplits=n), dtype=x.dtype, outputs=n,
         )  # fmt: skip
-    dims = ranked_dims(lo, x_name)
-    for name, part, size in zip(node.outputs, parts, sizes or [None] * n, strict=True):
-        bind_sized(lo, name, part, [size if a == axis else d for a, d in enumerate(dims)])
+    return [
+        (part, [size if a == axis else d for a, d in enumerate(dims)])
+        for part, size in zip(parts, sizes or [None] * n, strict=True)
+    ]
 
 
 # -- Slice --------------------------------------------------------------------------------------

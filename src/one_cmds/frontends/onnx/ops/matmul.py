@@ -24,7 +24,7 @@ from .shape_values import Dim, Part, dims_of, ranked_dims
 
 def fully_connected(lo: Lowering, x: Tensor, weights: np.ndarray, bias=None, keep=False) -> Tensor:
     """FULLY_CONNECTED with constant weights ``[units, depth]`` (and bias)."""
-    w = lo.constant(weights.astype(np.float32), lo.helper_name("weights"))
+    w = lo.weight(weights, lo.helper_name("weights"))
     b = None if bias is None else lo.constant(bias.astype(np.float32), lo.helper_name("bias"))
     return lo.emit(
         "FULLY_CONNECTED", [x, w, b], options("FullyConnectedOptions", keepNumDims=keep),
@@ -57,7 +57,9 @@ def gemm(node: Node, lo: Lowering) -> None:
     c = lo.const(c_name) if c_name and beta else None
     added = bool(c_name and beta)
     if b is not None:
-        weights = (b if trans_b else b.T).astype(np.float32) * np.float32(alpha)
+        weights = b if trans_b else b.T
+        if alpha != 1:
+            weights = weights.astype(np.float32) * np.float32(alpha)
         units = weights.shape[0]
         bias = None
         if c is not None and (c.ndim <= 1 or c.shape[0] == 1) and c.size in (1, units):

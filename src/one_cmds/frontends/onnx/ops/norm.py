@@ -1,7 +1,8 @@
 """Normalizations (onnx-import.md §6.1): BatchNormalization as MUL + ADD with constants folded
-at import; InstanceNormalization as the V1 form ``fuse_instnorm`` recognizes (optimization.md
-§5.8), channels last between layout TRANSPOSEs; LayerNormalization and RMSNormalization as
-their decompositions over ``axis…r−1`` in FLOAT32."""
+at import (or into the weights of the Conv it alone follows: conv.py); InstanceNormalization as
+the V1 form ``fuse_instnorm`` recognizes (optimization.md §5.8), channels last between layout
+TRANSPOSEs; LayerNormalization and RMSNormalization as their decompositions over ``axis…r−1``
+in FLOAT32."""
 
 from __future__ import annotations
 
@@ -11,20 +12,19 @@ from ....ir import Tensor
 from ..errors import Unsupported
 from ..lowering import Lowering, converter
 from ..node import Node
-from .common import options
+from .common import batch_norm_affine, options
 from .conv import nchw_output, nhwc_input, spatial_rank
 
 
 @converter("BatchNormalization")
 def batch_normalization(node: Node, lo: Lowering) -> None:
-    """``x·s + b`` with ``s = γ/√(var+ε)``, ``b = β − mean·s`` shaped ``[C, 1, …]``."""
+    """``x·s + b`` with ``s = γ/√(var+ε)``, ``b = β − mean·s`` shaped ``[C, 1, …]``; nothing
+    when the Conv before it absorbed it."""
+    if node.index in lo.absorbed:
+        return
     if node.attr("training_mode", 0):
         raise Unsupported(f"training_mode {node.attr('training_mode')} is not supported")
-    gamma, beta, mean, var = (
-        lo.require_const(node.input(k)).astype(np.float64) for k in range(1, 5)
-    )
-    scale = gamma / np.sqrt(var + float(node.attr("epsilon", 1e-5)))
-    shift = beta - mean * scale
+    scale, shift = batch_norm_affine(node, lo)
     rank = lo.rank(node.input(0))
     trailing = (1,) * max(0, rank - 2)
     s = lo.constant(scale.astype(np.float32).reshape(-1, *trailing), lo.helper_name("scale"))
