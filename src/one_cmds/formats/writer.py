@@ -216,7 +216,8 @@ class _Layout:
         if b.raw is None:
             return out
         if external is not None:
-            out.offset, out.size = external[id(b)]
+            if b.nbytes:  # an empty constant has no bytes to place
+                out.offset, out.size = external[id(b)]
             return out
         hole = Hole(b)
         holes.append(hole)  # type: ignore[union-attr]

@@ -12,7 +12,8 @@ from one_cmds.errors import ExportError
 from one_cmds.formats import metadata as md
 from one_cmds.formats import writer
 from one_cmds.formats.reader import load
-from one_cmds.ir import composite
+from one_cmds.ir import Graph, Model, Operator, Tensor, composite
+from one_cmds.ir.schema import new_options
 from support.fixtures import INLINE_MODELS, POST_PROCESSED, RUNNABLE_MODELS
 from support.litert import random_inputs, run_tflite
 
@@ -196,6 +197,25 @@ def test_weights_after_flatbuffer_when_too_big(tmp_path, fixture_path, monkeypat
     monkeypatch.undo()
     one_cmds.save(load(path), inline)
     assert Path(inline).read_bytes() == Path(source).read_bytes()
+
+
+def test_an_empty_constant_in_a_file_over_the_limit(tmp_path, monkeypatch):
+    """An empty constant (a decoder's empty cache, say) has no bytes to place after the
+    flatbuffer: the 3B Llama of issue 32 failed with a KeyError here."""
+    monkeypatch.setattr(writer, "FLATBUFFER_LIMIT", 64)
+    empty = Tensor.constant("empty", np.zeros((1, 0), np.float32))
+    x = Tensor("x", "FLOAT32", (1, 300))
+    y = Tensor("y", "FLOAT32", (1, 300))
+    weights = Tensor.constant("w", np.arange(300, dtype=np.float32).reshape(1, 300))
+    z = Tensor("z", "FLOAT32", (1, 300))
+    ops = [Operator("CONCATENATION", [x, empty], [y], new_options("ConcatenationOptions", axis=1)),
+           Operator("ADD", [y, weights], [z], new_options("AddOptions"))]  # fmt: skip
+    model = Model([Graph("main", [x], [z], ops)])
+    path = str(tmp_path / "empty.circle")
+    one_cmds.save(model, path)
+    assert metadata_of(path)["buffer_location"] == b"outside flatbuffers"
+    (got,) = one_cmds.Interpreter(load(path)).run([np.ones((1, 300), np.float32)])
+    assert np.array_equal(got, 1 + np.arange(300, dtype=np.float32).reshape(1, 300))
 
 
 def _repacked(data: bytes, ident: bytes) -> bytes:
