@@ -302,7 +302,7 @@ def test_cast_to_float16_inside_is_an_identity_with_one_warning(tmp_path):
     warnings: list[str] = []
     path = tmp_path / "model.onnx"
     import_onnx(str(path), warn=warnings.append)
-    assert warnings == ["WARNING: Cast 'to_half' to FLOAT16 is computed in FLOAT32"]
+    assert warnings == ["Cast 'to_half' to FLOAT16 is computed in FLOAT32"]
 
 
 def test_cast_to_an_unsupported_type(tmp_path):

@@ -226,7 +226,7 @@ def cast_node(node: Node, lo: Lowering) -> None:
     if target in NARROW_FLOATS and lo not in _WARNED:
         _WARNED.add(lo)
         name = onnx.TensorProto.DataType.Name(target)
-        lo.warn(f"WARNING: Cast '{node.source_name}' to {name} is computed in FLOAT32")
+        lo.warn(f"Cast '{node.source_name}' to {name} is computed in FLOAT32")
     lo.bind(node.outputs[0], cast(lo, lo.value(node.input(0)), INSIDE[target]))
 
 
