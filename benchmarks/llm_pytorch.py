@@ -17,8 +17,10 @@ Phases (the ratio each is judged by in the last column):
            against export's peak);
   resize   ``one-resize`` to a decode model, 1 token after 127 cached positions;
   q4_0     ``one-quantize --quantize_weights_chunk q4_0`` of the resized model;
-  torch    torch's forward of the same decode step (the runtime baseline);
-  run      the resized float model's decode step in LiteRT (``one_cmds.Interpreter``).
+  torch    torch's prefill of 16 tokens and 16 greedy decode steps with the cache (the runtime
+           baseline; skipped with ``--no-run``);
+  run      the same steps in LiteRT (``one_cmds.Interpreter``), the imported model resized in
+           memory for each: a static model per past length, so LiteRT prepares 17 models.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ SIZES = {
                tie_word_embeddings=True),
 }  # fmt: skip
 PAST = 127
+PROMPT = list(range(1, 17))  # the prefill: 16 tokens
+STEPS = 16  # greedy decode steps after it
 # Runs one phase in a child process (a driver of one_cmds.cli.drivers, or a phase_* function
 # of this file) and prints its exit code and peak RSS (KiB) as the last line.
 CHILD = """
@@ -79,7 +83,8 @@ def phase_make(size: str, dtype: str, path: str) -> None:
 
     torch.manual_seed(0)
     config = _config(size, dtype)
-    model = transformers.LlamaForCausalLM(config).to(getattr(torch, dtype)).eval()
+    torch.set_default_dtype(getattr(torch, dtype))  # built in its type: no float32 copy
+    model = transformers.LlamaForCausalLM(config).eval()
     heads = config.num_key_value_heads
     found = Decoder(model, config.num_hidden_layers, heads, config.head_dim)
     export(found, path, max_seq=2048, max_past=4096)
@@ -92,35 +97,57 @@ def phase_export(path: str) -> None:
     torch.onnx.export(torch.export.load(path), (), dynamo=True, verbose=False)
 
 
-def _decode_inputs(size: str, dtype: str):
+def _empty_cache(size: str, dtype: str) -> list:
     import numpy as np
 
     config = _config(size, dtype)
-    shape = (1, config.num_key_value_heads, PAST, config.head_dim)
-    rng = np.random.default_rng(0)
-    cache = [
-        rng.normal(0, 1, shape).astype(np.float32) for _ in range(2 * config.num_hidden_layers)
-    ]
-    return [np.array([[7]], np.int64), *cache]
+    shape = (1, config.num_key_value_heads, 0, config.head_dim)
+    return [np.zeros(shape, np.float32) for _ in range(2 * config.num_hidden_layers)]
 
 
-def phase_torch(size: str, dtype: str, path: str) -> None:
-    """torch's decode step of the exported program (the runtime baseline)."""
+def _greedy(step, size: str, dtype: str, tokens_path: str) -> None:
+    """Prefill :data:`PROMPT` then :data:`STEPS` greedy decode steps with ``step(ids, cache)
+    -> (logits, cache)``; the tokens go to ``tokens_path``."""
+    import numpy as np
+
+    ids, cache, tokens = np.array([PROMPT], np.int64), _empty_cache(size, dtype), []
+    for _ in range(STEPS + 1):
+        logits, cache = step(ids, cache)
+        tokens.append(int(np.argmax(logits[0, -1])))
+        ids = np.array([[tokens[-1]]], np.int64)
+    Path(tokens_path).write_text(json.dumps(tokens[:STEPS]))
+
+
+def phase_torch(size: str, dtype: str, path: str, tokens: str) -> None:
+    """torch's prefill and decode steps with the exported program (the runtime baseline)."""
     import torch
 
     program = torch.export.load(path).module()
-    inputs = [torch.from_numpy(x) for x in _decode_inputs(size, dtype)]
-    if dtype != "float32":
-        inputs = [inputs[0], *(x.to(getattr(torch, dtype)) for x in inputs[1:])]
-    with torch.no_grad():
-        program(*inputs)
+    kind = getattr(torch, dtype)
+
+    def step(ids, cache):
+        with torch.no_grad():
+            logits, *present = program(
+                torch.from_numpy(ids), *(torch.from_numpy(c).to(kind) for c in cache)
+            )
+        return logits.float().numpy(), [c.float().numpy() for c in present]
+
+    _greedy(step, size, dtype, tokens)
 
 
-def phase_run(size: str, dtype: str, path: str) -> None:
-    """The resized circle's decode step in LiteRT."""
+def phase_run(size: str, dtype: str, path: str, tokens: str) -> None:
+    """The same steps in LiteRT, the imported circle resized for each (static shapes: the
+    prompt with an empty cache, then one token after each past length)."""
     import one_cmds
 
-    one_cmds.Interpreter(one_cmds.load(path)).run(_decode_inputs(size, dtype))
+    base = one_cmds.load(path)
+
+    def step(ids, cache):
+        shapes = ",".join(f"[{','.join(map(str, x.shape))}]" for x in (ids, *cache))
+        logits, *present = one_cmds.Interpreter(one_cmds.resize(base, shapes)).run([ids, *cache])
+        return logits, present
+
+    _greedy(step, size, dtype, tokens)
 
 
 def _timed(phase: str, args: object, log: Path) -> tuple[float, float]:
@@ -144,14 +171,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=SIZES, default="tiny")
     parser.add_argument("--dtype", choices=("float16", "float32"), default="float16")
-    parser.add_argument("--workdir", help="where the files go (default: a temporary folder)")
+    parser.add_argument(
+        "--workdir", help="where the files go (default: a temporary folder); a model.pt2 already "
+        "there is used as it is",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-run", action="store_true",
+        help="skip the torch and LiteRT decode steps (LiteRT holds float32 copies of float16 "
+        "weights: about 7x the .pt2)",
+    )  # fmt: skip
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="llm_pytorch_"))
     work.mkdir(parents=True, exist_ok=True)
     pt2, log = work / "model.pt2", work / "log.txt"
     circle, decode, q4 = work / "model.circle", work / "decode.circle", work / "decode_q4.circle"
     common = {"size": args.size, "dtype": args.dtype}
-    _timed("make", {**common, "path": str(pt2)}, log)
+    if not pt2.exists():  # made once per workdir (seeded: the same model every time)
+        _timed("make", {**common, "path": str(pt2)}, log)
     config = _config(args.size, args.dtype)
     cache = [1, config.num_key_value_heads, PAST, config.head_dim]
     shapes = ",".join(["[1,1]"] + [str(cache).replace(" ", "")] * (2 * config.num_hidden_layers))
@@ -163,9 +199,15 @@ def main() -> None:
         ),
         "q4_0": _timed("cli", ["one-quantize", "-i", str(decode), "-o", str(q4),
                                "--quantize_weights_chunk", "q4_0"], log),
-        "torch": _timed("torch", {**common, "path": str(pt2)}, log),
-        "run": _timed("run", {**common, "path": str(decode)}, log),
     }  # fmt: skip
+    if not args.no_run:
+        torch_tokens, run_tokens = work / "tokens_torch.json", work / "tokens_run.json"
+        rows["torch"] = _timed(
+            "torch", {**common, "path": str(pt2), "tokens": str(torch_tokens)}, log
+        )
+        rows["run"] = _timed("run", {**common, "path": str(circle), "tokens": str(run_tokens)}, log)
+        expected, got = (json.loads(t.read_text()) for t in (torch_tokens, run_tokens))
+        same = sum(a == b for a, b in zip(expected, got, strict=True))
     size = pt2.stat().st_size / 2**30
     export_s, export_gib = rows["export"]
     print(f"{args.size} ({args.dtype}), model.pt2 {size:.2f} GiB, files in {work}")
@@ -177,7 +219,8 @@ def main() -> None:
         elif phase in ("resize", "q4_0"):
             ratio = f"peak {gib / size:.2f}x the .pt2"
         elif phase == "run":
-            ratio = f"{seconds / rows['torch'][0]:.2f}x torch's process"
+            ratio = (f"{seconds / rows['torch'][0]:.2f}x torch's process; {same} of {STEPS} "
+                     "greedy tokens equal torch's")  # fmt: skip
         print(f"  {phase:7s} {seconds:8.1f} s  peak {gib:6.2f} GiB  {ratio}")
 
 

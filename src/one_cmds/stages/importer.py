@@ -38,7 +38,6 @@ class PytorchImportStage(Stage[ImportPytorchOptions]):
             onnx_options=options.onnx_options(),
             warn=warn,
             note=detail,
-            workdir=os.path.dirname(os.path.abspath(options.output_path)),
             keep_onnx=options.save_intermediate,
         )
         if imported.onnx_model is not None:

@@ -24,10 +24,10 @@ _PACKED = {
      if hasattr(onnx.TensorProto, name)}  # fmt: skip
 
 
-def map_external_data(model: onnx.ModelProto, path: str, folder: str | None = None) -> dict:
-    """Check every external tensor of ``model`` (read from ``path``; its data in ``folder``,
-    by default the file's own); return ``{initializer name: mapped array}``."""
-    folder = folder or os.path.dirname(os.path.abspath(path))
+def map_external_data(model: onnx.ModelProto, path: str) -> dict[str, np.ndarray]:
+    """Check every external tensor of ``model`` (read from ``path``); return
+    ``{initializer name: mapped array}``."""
+    folder = os.path.dirname(os.path.abspath(path))
     tensors = [t for t in external_data_helper._get_all_tensors(model) if _is_external(t)]
     if not tensors:
         return {}

@@ -49,15 +49,16 @@ def load_source(path: str) -> OnnxSource:
 
 
 def prepare_source(
-    model: onnx.ModelProto, path: str, md5: str, data_folder: str | None = None
+    model: onnx.ModelProto, path: str, md5: str, weights: dict[str, np.ndarray] | None = None
 ) -> OnnxSource:
     """Check and prepare a model read from ``path`` (or made from the model file ``path``,
-    whose md5 is ``md5``, by another front end, with its external data in ``data_folder``):
-    graph, opset, external data mapped, local functions, order."""
+    whose md5 is ``md5``, by another front end, which hands over the values of initializers
+    stored without data as ``weights``): graph, opset, external data mapped, local functions,
+    order."""
     if not model.HasField("graph") or not (model.graph.node or model.graph.output):
         raise OnnxFileError(f"Invalid input file: {path} (not an ONNX model: no graph)")
     opset = _default_opset(model)
-    external = map_external_data(model, path, data_folder)
+    external = {**map_external_data(model, path), **(weights or {})}
     if model.functions:
         from onnx import inliner
 

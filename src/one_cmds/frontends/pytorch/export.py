@@ -1,17 +1,20 @@
-"""A loaded PyTorch model exported to an ONNX file with torch.onnx's dynamo exporter
+"""A loaded PyTorch model exported to ONNX with torch.onnx's dynamo exporter
 (tf-and-pytorch-import.md §5.4): inputs ``torch.ones`` of the given shapes and types, dynamic
 dimensions of size 2 with ``torch.export.Dim`` specs; TorchScript through an ExportedProgram,
 or torch's TorchScript exporter when that conversion fails.
 
-The file is a temporary one of the import: the weights go to its external data file tensor by
-tensor (the ONNX front end maps them), never into a second in-memory copy, and torch's own
-optimizer is skipped (the front end folds constants itself, in a fraction of the time)."""
+The weights are handed over, not serialized: the ``ModelProto`` holds each initializer's name,
+type and dims only, and its values are numpy views of torch's own tensors, so no step holds a
+second copy of a multi-GB model. torch's ONNX optimizer is skipped (the front end folds
+constants itself, in a fraction of the time)."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import onnx
 import torch
 
@@ -50,15 +53,25 @@ def dynamic_shapes(shapes: Sequence[Dims]) -> tuple[dict[int, object] | None, ..
     return tuple(specs)
 
 
+@dataclass
+class Exported:
+    """An exported model: ``model`` without initializer data, the values in ``weights`` (views
+    of torch's tensors; empty when the TorchScript exporter wrote a whole model), and the
+    whole model when it was asked for (``save_intermediate``)."""
+
+    model: onnx.ModelProto
+    weights: dict[str, np.ndarray]
+    whole: onnx.ModelProto | None = None
+
+
 def export_onnx(
     loaded: Loaded,
     shapes: Sequence[Dims],
     types: Sequence[str],
     warn: Callable[[str], None],
-    path: str,
-) -> None:
-    """Write the ONNX model of ``loaded`` to ``path``, its weights to ``<path>.data``
-    (``shapes``/``types`` unused for an ExportedProgram)."""
+    whole: bool = False,
+) -> Exported:
+    """The ONNX model of ``loaded`` (``shapes``/``types`` unused for an ExportedProgram)."""
     if loaded.kind is Kind.EXPORTED_PROGRAM:
         program = torch.onnx.export(loaded.model, (), dynamo=True, optimize=False, verbose=False)
     else:
@@ -68,9 +81,25 @@ def export_onnx(
         else:
             program = _module(loaded.model.eval(), args, shapes)
     if isinstance(program, onnx.ModelProto):
-        onnx.save(program, path)
-    else:
-        program.save(path, external_data=True)
+        return Exported(program, {}, program if whole else None)
+    return _handed_over(program, whole)
+
+
+def _handed_over(program: torch.onnx.ONNXProgram, whole: bool) -> Exported:
+    """The model without initializer data and the initializers' values as numpy views."""
+    full = program.model_proto if whole else None
+    graph = program.model.graph
+    headers, weights = [], {}
+    for name, value in list(graph.initializers.items()):
+        tensor = value.const_value
+        if tensor is None:
+            continue
+        weights[name] = tensor.numpy()
+        headers.append(onnx.TensorProto(name=name, data_type=int(tensor.dtype), dims=tensor.shape))
+        graph.initializers.pop(name)
+    model = program.model_proto
+    model.graph.initializer.extend(headers)
+    return Exported(model, weights, full)
 
 
 def _module(

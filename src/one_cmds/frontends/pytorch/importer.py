@@ -1,18 +1,10 @@
 """``one-import-pytorch`` (tf-and-pytorch-import.md §5): a PyTorch model file loaded, exported
-to ONNX and imported by the ONNX front end; the md5 is the model file's.
-
-The export goes to a temporary folder (beside the output when the step has one) that is gone
-when the import returns: torch's objects are freed before the ONNX front end runs, and the
-weights the circle model keeps are views of the mapped (then unlinked) external data file,
-so the largest model in memory at any time is torch's own."""
+to ONNX and imported by the ONNX front end; the md5 is the model file's. The weights are
+handed from torch to the front end as views (:mod:`.export`): the imported model's weights
+are torch's own tensors until the circle is written."""
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import gc
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -50,11 +42,10 @@ def import_pytorch(
     onnx_options: OnnxOptions | None = None,
     warn: Callable[[str], None] | None = None,
     note: Callable[[str], None] | None = None,
-    workdir: str | None = None,
     keep_onnx: bool = False,
 ) -> PytorchImport:
     """Import the PyTorch model file ``path``; ``note`` hears torch's output and the ``-V``
-    listing; the exported ONNX files are made in a temporary folder inside ``workdir``."""
+    listing; ``keep_onnx`` keeps the whole exported ONNX model (``save_intermediate``)."""
     for requirement in PYTORCH_EXTRA:
         requirement.load()
     from .export import export_onnx
@@ -63,29 +54,17 @@ def import_pytorch(
     warn, note = warn or _ignore, note or _ignore
     data = open_model_bytes(path)  # `Failed to open file` before torch runs
     python_file = PythonFile.read(python_path) if python_path else None
-    with tempfile.TemporaryDirectory(prefix=".one-import-pytorch-", dir=workdir) as folder:
-        exported = os.path.join(folder, "model.onnx")
-        try:
-            with caught_output(note):
-                export_onnx(load_model(path, python_file), input_shapes, input_types, warn,
-                            exported)  # fmt: skip
-        except OneCmdsError:
-            raise
-        except Exception as e:
-            raise _failed(e, note) from None
-        release_freed_memory()
-        proto = onnx.load(exported, load_external_data=False)
-        source = prepare_source(proto, path, source_md5(data), data_folder=folder)
-        kept = onnx.load(exported) if keep_onnx else None
-    return PytorchImport(import_source(source, onnx_options, warn=warn, note=note), kept)
-
-
-def release_freed_memory() -> None:
-    """Collect torch's objects and hand the freed heap back to the system (glibc keeps it
-    otherwise), so the import after the export starts from torch's baseline."""
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    try:
+        with caught_output(note):
+            loaded = load_model(path, python_file)
+            exported = export_onnx(loaded, input_shapes, input_types, warn, keep_onnx)
+    except OneCmdsError:
+        raise
+    except Exception as e:
+        raise _failed(e, note) from None
+    source = prepare_source(exported.model, path, source_md5(data), weights=exported.weights)
+    model = import_source(source, onnx_options, warn=warn, note=note)
+    return PytorchImport(model, exported.whole)
 
 
 def _failed(error: Exception, note: Callable[[str], None]) -> Exception:
