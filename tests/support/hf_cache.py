@@ -5,7 +5,13 @@ sliding window of 8), Phi (partial rotary) and GPT-2, random weights.
 
 The exported module reads ``input_ids`` and the cache as tensors (``past_{2i}`` the keys and
 ``past_{2i+1}`` the values of layer ``i``, ``[batch, kv_heads, past, head_dim]``) and returns
-the logits and the updated cache; batch, sequence and past length are dynamic."""
+the logits and the updated cache; batch, sequence and past length are dynamic.
+
+:class:`WithMask` is the other way to deploy: one static decode model for every past length.
+Its cache has a fixed size (``max_past`` slots, the unused ones zero), the token's position is
+an input and a boolean mask ``[1, 1, 1, max_past + 1]`` says which slots it attends to (the
+last one is the token itself; a sliding window is the caller's to apply); the caller copies
+the new key/value (slot ``max_past`` of each present tensor) into the slot of its position."""
 
 from __future__ import annotations
 
@@ -76,6 +82,61 @@ class WithCache(torch.nn.Module):
         )
         present = [t for layer in out.past_key_values.layers for t in (layer.keys, layer.values)]
         return (out.logits, *present)
+
+
+class WithMask(torch.nn.Module):
+    """``(input_ids, position_ids, mask, *past) -> (logits, *present)`` over a fixed-size
+    cache (see the module docstring)."""
+
+    def __init__(self, found: Decoder) -> None:
+        super().__init__()
+        self.model, self.layers = found.model, found.layers
+
+    def forward(self, input_ids, position_ids, mask, *past):
+        cache = transformers.cache_utils.DynamicCache()
+        for i in range(self.layers):
+            cache.update(past[2 * i], past[2 * i + 1], i)
+        out = self.model(
+            input_ids=input_ids,
+            past_key_values=cache,
+            position_ids=position_ids,
+            attention_mask=mask,
+            use_cache=True,
+        )
+        present = [t for layer in out.past_key_values.layers for t in (layer.keys, layer.values)]
+        return (out.logits, *present)
+
+
+def export_masked(found: Decoder, path: str, max_past: int) -> None:
+    """``torch.export`` of :class:`WithMask` for one token and ``max_past`` slots (static)."""
+    dtype = next(found.model.parameters()).dtype
+    past = tuple(torch.zeros(found.cache_shape(max_past), dtype=dtype)
+                 for _ in range(2 * found.layers))  # fmt: skip
+    ids = torch.ones(1, 1, dtype=torch.int64)
+    mask = torch.ones(1, 1, 1, max_past + 1, dtype=torch.bool)
+    program = torch.export.export(WithMask(found), (ids, ids * 0, mask, *past))
+    torch.export.save(program, path)
+
+
+def masked_decode(run, cache: list, prompt: list[int], steps: int, window: int | None = None):
+    """Greedy decoding with a :class:`WithMask` model: ``run(inputs) -> (logits, *present)``;
+    the prompt goes in token by token; ``cache`` (zeros, ``max_past`` slots) is filled in
+    place. Returns the prompt and ``steps`` new tokens."""
+    import numpy as np
+
+    max_past = cache[0].shape[2]
+    tokens = list(prompt)
+    for position in range(len(prompt) + steps - 1):
+        mask = np.zeros((1, 1, 1, max_past + 1), np.bool_)
+        mask[..., max(0, position - (window or max_past) + 1) : position] = True
+        mask[..., max_past] = True
+        ids = np.array([[tokens[position]]], np.int64)
+        logits, *present = run([ids, np.array([[position]], np.int64), mask, *cache])
+        for slot, new in zip(cache, present, strict=True):
+            slot[:, :, position] = new[:, :, max_past]
+        if position >= len(prompt) - 1:
+            tokens.append(int(np.argmax(logits[0, -1])))
+    return tokens
 
 
 def export(found: Decoder, path: str, max_seq: int = 64, max_past: int = 96) -> None:

@@ -2,7 +2,9 @@
 value cache (issue 32): one import, resized to a prompt of 8 tokens with an empty cache and to
 one token after 8 cached positions; both fully static, both equal to torch, and greedy decoding
 of 16 tokens (a resize per past length) equals torch's ``generate``. Also as separate commands
-(``one-import-pytorch``, then ``one-resize`` of the written file)."""
+(``one-import-pytorch``, then ``one-resize`` of the written file). And one static decode model
+for every past length (a fixed-size cache, the position and a mask as inputs: ``WithMask``),
+imported by the command and run by one LiteRT interpreter for every step, equals ``generate``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,15 @@ import pytest
 
 import one_cmds
 from one_cmds.cli import drivers
-from support.hf_cache import WithCache, decoder, export, generate, torch
+from support.hf_cache import (
+    WithCache,
+    decoder,
+    export,
+    export_masked,
+    generate,
+    masked_decode,
+    torch,
+)
 
 FAMILIES = ("llama", "qwen2", "mistral", "phi", "gpt2")
 PROMPT = [1, 5, 9, 13, 17, 21, 25, 29]
@@ -89,3 +99,18 @@ def test_separate_commands_write_static_models(tmp_path):
              for _ in range(2 * found.layers)]  # fmt: skip
     token = np.array([[7]], np.int64)
     _close(one_cmds.Interpreter(decode).run([token, *cache]), _torch_step(found, token, cache))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_one_decode_model_serves_every_past_length(family, tmp_path):
+    found = decoder(family)
+    pt2, circle = str(tmp_path / "masked.pt2"), str(tmp_path / "masked.circle")
+    export_masked(found, pt2, max_past=len(PROMPT) + STEPS)
+    assert drivers.one_import_pytorch(["-i", pt2, "-o", circle]) == 0
+    model = one_cmds.load(circle)
+    assert _unknown_dims(model) == []
+    cache = [np.zeros(found.cache_shape(len(PROMPT) + STEPS), np.float32)
+             for _ in range(2 * found.layers)]  # fmt: skip
+    window = 8 if family == "mistral" else None  # its sliding window
+    tokens = masked_decode(one_cmds.Interpreter(model).run, cache, PROMPT, STEPS, window)
+    assert tokens == generate(found, PROMPT, STEPS)
