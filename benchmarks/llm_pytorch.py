@@ -20,7 +20,10 @@ Phases (the ratio each is judged by in the last column):
   torch    torch's prefill of 16 tokens and 16 greedy decode steps with the cache (the runtime
            baseline; skipped with ``--no-run``);
   run      the same steps in LiteRT (``one_cmds.Interpreter``), the imported model resized in
-           memory for each: a static model per past length, so LiteRT prepares 17 models.
+           memory for each: a static model per past length, so LiteRT prepares 17 models;
+  import_masked  ``one-import-pytorch`` of the same weights exported as ``WithMask`` (a
+           fixed-size cache of 32 slots, the position and a mask as inputs: static);
+  masked   the same tokens in LiteRT with that one model (the prompt token by token).
 """
 
 from __future__ import annotations
@@ -74,12 +77,13 @@ def _config(size: str, dtype: str):
     return config
 
 
-def phase_make(size: str, dtype: str, path: str) -> None:
-    """The seeded random model, exported with its cache to ``path``."""
+def phase_make(size: str, dtype: str, path: str, masked: str) -> None:
+    """The seeded random model, exported with its cache to ``path`` and with a fixed-size
+    cache and a mask (``WithMask``: one decode model for every past length) to ``masked``."""
     import torch
     import transformers
 
-    from support.hf_cache import Decoder, export
+    from support.hf_cache import Decoder, export, export_masked
 
     torch.manual_seed(0)
     config = _config(size, dtype)
@@ -88,6 +92,7 @@ def phase_make(size: str, dtype: str, path: str) -> None:
     heads = config.num_key_value_heads
     found = Decoder(model, config.num_hidden_layers, heads, config.head_dim)
     export(found, path, max_seq=2048, max_past=4096)
+    export_masked(found, masked, max_past=len(PROMPT) + STEPS)
 
 
 def phase_export(path: str) -> None:
@@ -150,6 +155,21 @@ def phase_run(size: str, dtype: str, path: str, tokens: str) -> None:
     _greedy(step, size, dtype, tokens)
 
 
+def phase_masked(size: str, dtype: str, path: str, tokens: str) -> None:
+    """The same tokens in LiteRT with the imported ``WithMask`` model: one interpreter for
+    the prompt (token by token) and every decode step."""
+    import numpy as np
+
+    import one_cmds
+    from support.hf_cache import masked_decode
+
+    config = _config(size, dtype)
+    shape = (1, config.num_key_value_heads, len(PROMPT) + STEPS, config.head_dim)
+    cache = [np.zeros(shape, np.float32) for _ in range(2 * config.num_hidden_layers)]
+    run = one_cmds.Interpreter(one_cmds.load(path)).run
+    Path(tokens).write_text(json.dumps(masked_decode(run, cache, PROMPT, STEPS)[len(PROMPT) :]))
+
+
 def _timed(phase: str, args: object, log: Path) -> tuple[float, float]:
     """Seconds and peak RSS (GiB) of one phase in a child process."""
     child = CHILD.format(tests=str(HERE.parent / "tests"), script=__file__)
@@ -186,8 +206,9 @@ def main() -> None:
     pt2, log = work / "model.pt2", work / "log.txt"
     circle, decode, q4 = work / "model.circle", work / "decode.circle", work / "decode_q4.circle"
     common = {"size": args.size, "dtype": args.dtype}
-    if not pt2.exists():  # made once per workdir (seeded: the same model every time)
-        _timed("make", {**common, "path": str(pt2)}, log)
+    masked, masked_circle = work / "masked.pt2", work / "masked.circle"
+    if not (pt2.exists() and masked.exists()):  # made once per workdir (seeded: the same model)
+        _timed("make", {**common, "path": str(pt2), "masked": str(masked)}, log)
     config = _config(args.size, args.dtype)
     cache = [1, config.num_key_value_heads, PAST, config.head_dim]
     shapes = ",".join(["[1,1]"] + [str(cache).replace(" ", "")] * (2 * config.num_hidden_layers))
@@ -206,8 +227,17 @@ def main() -> None:
             "torch", {**common, "path": str(pt2), "tokens": str(torch_tokens)}, log
         )
         rows["run"] = _timed("run", {**common, "path": str(circle), "tokens": str(run_tokens)}, log)
-        expected, got = (json.loads(t.read_text()) for t in (torch_tokens, run_tokens))
-        same = sum(a == b for a, b in zip(expected, got, strict=True))
+        import_masked = ["one-import-pytorch", "-i", str(masked), "-o", str(masked_circle)]
+        rows["import_masked"] = _timed("cli", import_masked, log)
+        masked_tokens = work / "tokens_masked.json"
+        rows["masked"] = _timed(
+            "masked", {**common, "path": str(masked_circle), "tokens": str(masked_tokens)}, log
+        )
+        expected = json.loads(torch_tokens.read_text())
+        same = {
+            phase: sum(a == b for a, b in zip(expected, json.loads(t.read_text()), strict=True))
+            for phase, t in (("run", run_tokens), ("masked", masked_tokens))
+        }
     size = pt2.stat().st_size / 2**30
     export_s, export_gib = rows["export"]
     print(f"{args.size} ({args.dtype}), model.pt2 {size:.2f} GiB, files in {work}")
@@ -218,10 +248,10 @@ def main() -> None:
                      f"the .pt2 (goal <= 1.5), {gib / export_gib:.2f}x export's peak")  # fmt: skip
         elif phase in ("resize", "q4_0"):
             ratio = f"peak {gib / size:.2f}x the .pt2"
-        elif phase == "run":
-            ratio = (f"{seconds / rows['torch'][0]:.2f}x torch's process; {same} of {STEPS} "
-                     "greedy tokens equal torch's")  # fmt: skip
-        print(f"  {phase:7s} {seconds:8.1f} s  peak {gib:6.2f} GiB  {ratio}")
+        elif phase in ("run", "masked"):
+            ratio = (f"{seconds / rows['torch'][0]:.2f}x torch's process; {same[phase]} of "
+                     f"{STEPS} greedy tokens equal torch's")  # fmt: skip
+        print(f"  {phase:13s} {seconds:8.1f} s  peak {gib:6.2f} GiB  {ratio}")
 
 
 if __name__ == "__main__":
