@@ -107,6 +107,17 @@ def _opset_of(source, node: onnx.NodeProto) -> int:
     return versions.get(node.domain, 1)
 
 
+def _boundary(lo: Lowering, elem: int, what: str) -> str:
+    """The IR dtype of a graph input or output of ONNX type ``elem`` (the §3 error if none)."""
+    dtype = BOUNDARY.get(elem)
+    if dtype is None:
+        name = onnx.TensorProto.DataType.Name(elem)
+        raise OnnxImportError(f"Unsupported data type: {name} ({what})")
+    if elem == onnx.TensorProto.BFLOAT16:
+        lo.warn(f"{what} is bfloat16: written as FLOAT32 (LiteRT has no bfloat16 tensors)")
+    return dtype
+
+
 def _graph_inputs(lo: Lowering, graph: onnx.GraphProto, path: str) -> list[Tensor]:
     """Non-initializer graph inputs in ONNX order; INT64 and FLOAT16 ones converted inside."""
     initializers = {t.name for t in graph.initializer}
@@ -115,10 +126,7 @@ def _graph_inputs(lo: Lowering, graph: onnx.GraphProto, path: str) -> list[Tenso
         if info.name in initializers:
             continue
         elem = info.type.tensor_type.elem_type
-        dtype = BOUNDARY.get(elem)
-        if dtype is None:
-            name = onnx.TensorProto.DataType.Name(elem)
-            raise OnnxImportError(f"Unsupported data type: {name} (graph input '{info.name}')")
+        dtype = _boundary(lo, elem, f"graph input '{info.name}'")
         tensor = Tensor(lo.unique(info.name), dtype, lo.shape(info.name) or ())
         inputs.append(tensor)
         inside = INSIDE[elem]
@@ -140,10 +148,7 @@ def _graph_outputs(
     outputs: list[Tensor] = []
     for info in graph.output:
         elem = info.type.tensor_type.elem_type
-        dtype = BOUNDARY.get(elem)
-        if dtype is None:
-            name = onnx.TensorProto.DataType.Name(elem)
-            raise OnnxImportError(f"Unsupported data type: {name} (graph output '{info.name}')")
+        dtype = _boundary(lo, elem, f"graph output '{info.name}'")
         tensor = lo.value(info.name)
         if tensor.dtype != dtype:
             tensor = lo.emit("CAST", [tensor], name=lo.unique(f"{info.name}_out"), dtype=dtype)
