@@ -28,10 +28,9 @@ PROMPT = [1, 5, 9, 13, 17, 21, 25, 29]
 STEPS = 16
 
 
-@pytest.fixture(scope="module", params=FAMILIES)
-def exported(request, tmp_path_factory):
-    found = decoder(request.param)
-    path = tmp_path_factory.mktemp(request.param) / "decoder.pt2"
+def _exported(family: str, folder) -> tuple:
+    found = decoder(family)
+    path = folder / "decoder.pt2"
     export(found, str(path))
     return found, one_cmds.load(str(path))
 
@@ -57,8 +56,11 @@ def _close(got: list[np.ndarray], want: list[np.ndarray]) -> None:
         assert np.allclose(g, w, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(w).max())))
 
 
-def test_prefill_and_decode_are_static_and_equal_torch(exported):
-    found, base = exported
+@pytest.mark.parametrize("family", FAMILIES)
+def test_prefill_decode_and_greedy_continuation(family, tmp_path):
+    """One export per family (the costly part): the static prefill and decode models equal
+    torch, then greedy decoding with a resize per past length equals ``generate``."""
+    found, base = _exported(family, tmp_path)
     prefill = one_cmds.resize(base, _shapes(found, len(PROMPT), 0))
     decode = one_cmds.resize(base, _shapes(found, 1, len(PROMPT)))
     assert _unknown_dims(prefill) == [] and _unknown_dims(decode) == []
@@ -69,10 +71,6 @@ def test_prefill_and_decode_are_static_and_equal_torch(exported):
     token = np.array([[int(np.argmax(got[0][0, -1]))]], np.int64)
     cache = list(got[1:])
     _close(one_cmds.Interpreter(decode).run([token, *cache]), _torch_step(found, token, cache))
-
-
-def test_greedy_decoding_equals_generate(exported):
-    found, base = exported
     tokens, ids = list(PROMPT), np.array([PROMPT], np.int64)
     cache = [np.zeros(found.cache_shape(0), np.float32)] * (2 * found.layers)
     for _ in range(STEPS):
