@@ -138,12 +138,13 @@ def verify_onnx(options: tuple[Option, ...]) -> Verify:
 def verify_pytorch(options: tuple[Option, ...]) -> Verify:
     """``one-import-pytorch`` (tf-and-pytorch-import.md §2.2, §5.1, §5.3): required paths,
     the extra installed, then shapes and types: required unless the input is an
-    ExportedProgram (ignored for one, with a warning), and as many of each."""
+    ExportedProgram (ignored for one, with a warning), and as many of each; when they are
+    missing, a file that is no model is reported first (its path, why)."""
     required = verify_required(options)
 
     def verify(settings: Settings, main: Source) -> dict[str, object]:
         from one_cmds.extras import PYTORCH_EXTRA
-        from one_cmds.frontends.pytorch.kinds import Kind, input_kind
+        from one_cmds.frontends.pytorch.kinds import Kind, checked_input_kind, input_kind
 
         fields = required(settings, main)
         for requirement in PYTORCH_EXTRA:
@@ -156,7 +157,10 @@ def verify_pytorch(options: tuple[Option, ...]) -> Verify:
                          "one-resize)")  # fmt: skip
             return fields
         by_key = {o.name: o for o in options}
-        _raise_missing([by_key[k].display for k in keys if fields.get(k) is None], main)
+        missing = [by_key[k].display for k in keys if fields.get(k) is None]
+        if missing:  # a bad file is the first thing to say, whatever options are missing
+            checked_input_kind(str(fields["input_path"]))
+        _raise_missing(missing, main)
         if len(fields["input_shapes"]) != len(fields["input_types"]):  # type: ignore[arg-type]
             message = "ValueError: number of input shapes and input types must be equal"
             raise StageError(message + main.context())

@@ -37,10 +37,14 @@ OVERFLOW = "scale overflows float16"
 
 def quantize_weights_chunk(
     model: Model, chunk: ChunkType, skip: int, warn: Callable[[str], None]
-) -> None:
-    """Convert the selected weights of every graph of ``model`` in place."""
+) -> int:
+    """Convert the selected weights of every graph of ``model`` in place; how many were."""
+    converted = 0
     for graph in model.graphs:
-        _GraphConversion(graph, ChunkType(chunk), skip, warn).run()
+        conversion = _GraphConversion(graph, ChunkType(chunk), skip, warn)
+        conversion.run()
+        converted += sum(t is not None for t in conversion.converted.values())
+    return converted
 
 
 class _GraphConversion:

@@ -72,12 +72,14 @@ class WeightSources:
 
 def quantize_weights_only(
     model: Model, dtype: str, granularity: str, block_size: int, warn: Callable[[str], None]
-) -> None:
+) -> int:
     """Quantize the weights of every graph of ``model`` in place (``dtype`` "int8", "int16"
-    or "int4"; ``granularity`` "channel" or "block")."""
+    or "int4"; ``granularity`` "channel" or "block"); how many weights were."""
+    quantized = 0
     for graph in model.graphs:
         sources = WeightSources(graph)
         readers = _weight_readers(graph, sources)
+        quantized += len(readers)
         added: list[Operator] = []
         for weight, ops in readers:
             opcode = ops[0].opcode
@@ -91,6 +93,34 @@ def quantize_weights_only(
         if added:
             graph.operators.extend(added)
             graph.topological_sort()
+    return quantized
+
+
+def unchanged_reason(model: Model, opcodes: dict[str, int], skip: int = 0) -> str | None:
+    """Why a weights mode converted nothing: the weight operands (``{opcode: input index}``)
+    it looks at are absent, already quantized, not constants, or below ``skip`` elements;
+    None when float weights were there and each refusal was warned about already."""
+    operands, floats = [], []
+    for graph in model.graphs:
+        sources = WeightSources(graph)
+        for op in graph.operators:
+            index = opcodes.get(op.opcode)
+            if index is None or len(op.inputs) <= index or op.inputs[index] is None:
+                continue
+            operands.append(op.inputs[index])
+            source = sources.of(op.inputs[index])
+            if source is not None:
+                floats.append(source)
+    kinds = "/".join(sorted(opcodes))
+    if not operands:
+        return f"the model has no {kinds} weights"
+    if skip and floats and all(t.data.size < skip for t in floats):  # type: ignore[union-attr]
+        return f"every float weight is below skip_chunkquant_size ({skip} elements)"
+    if floats:
+        return None
+    if all(t.dtype not in ("FLOAT32", "FLOAT16") or t.quant is not None for t in operands):
+        return f"every {kinds} weight is already quantized"
+    return f"no {kinds} weight is a float constant"
 
 
 def check_weights_only(model: Model) -> None:

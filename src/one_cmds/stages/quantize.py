@@ -42,7 +42,12 @@ from ..quant.layer_errors import (
 )
 from ..quant.metrics import METRICS, report
 from ..quant.modes import copy_quantparam, force_quantparam, requantize_int8_to_uint8
-from ..quant.weights_only import check_weights_only, quantize_weights_only
+from ..quant.weights_only import (
+    WEIGHTS_ONLY_AXIS,
+    check_weights_only,
+    quantize_weights_only,
+    unchanged_reason,
+)
 from ..report.console import detail, out, progress, table, warn
 from .options import QuantizeOptions
 from .stage import Stage
@@ -173,13 +178,17 @@ def _quantize_weights(model: Model, options: QuantizeOptions) -> Model:
     ``evaluate_result`` the output model itself is compared with the float model."""
     original = model.copy() if options.evaluate_result else None
     if options.quantize_weights_chunk is not None:
-        quantize_weights_chunk(
-            model, options.quantize_weights_chunk, options.skip_chunkquant_size, warn
-        )
+        chunk, skip = options.quantize_weights_chunk, options.skip_chunkquant_size
+        if not quantize_weights_chunk(model, chunk, skip, warn):
+            why = unchanged_reason(model, {"FULLY_CONNECTED": 1, "GATHER": 0}, skip)
+            if why is not None:
+                warn(f"quantize_weights_chunk {chunk} changed nothing: {why}")
     if options.quantize_weights:
-        quantize_weights_only(
-            model, options.quantized_dtype, options.granularity, options.block_size, warn
-        )
+        dtype = options.quantized_dtype
+        if not quantize_weights_only(model, dtype, options.granularity, options.block_size, warn):
+            why = unchanged_reason(model, {k: v[0] for k, v in WEIGHTS_ONLY_AXIS.items()})
+            if why is not None:
+                warn(f"quantize_weights ({dtype}) changed nothing: {why}")
     check_weights_only(model)
     if original is not None:
         _compare(original, model, options)

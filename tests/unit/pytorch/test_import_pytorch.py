@@ -246,6 +246,42 @@ def test_python_file_errors(files, tmp_path, capsys):
     assert _fails(capsys, ["-i", state, "-p", missing, *out]) == (
         f"one-import-pytorch: Failed to open file: {missing} (No such file or directory)"
     )
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(3)\n")  # user code never ends the tool
+    assert _fails(capsys, ["-i", state, "-p", str(exits), *out]) == (
+        "one-import-pytorch: ValueError: Failed to execute given python model file (SystemExit: 3)"
+    )
+
+
+def test_input_count_is_checked_against_forward(files, tmp_path, capsys):
+    """Two shapes for a one-input model: the model's inputs named before torch runs (it said
+    ``ValueError: zip() argument 2 is longer than argument 1``)."""
+    two = ["-s", f"{SHAPE}:{SHAPE}", "-t", "float32,float32", "-o", str(tmp_path / "o.circle")]
+    for name, extra in (("torchscript_model.pth", []), ("entire_model.pth", ["-p", AUX])):
+        assert _fails(capsys, ["-i", str(files / name), *extra, *two]) == (
+            "one-import-pytorch: -s/--input_shapes and -t/--input_types give 2 inputs; the "
+            "model's forward takes 1 (x)"
+        )
+
+
+def test_a_bad_file_is_named_before_missing_options(tmp_path, capsys):
+    """The documented way for a .pt2 gives no -s/-t: a missing, folder, empty or damaged file
+    is reported with its path, not as missing options (issue 33)."""
+    folder, empty, damaged = tmp_path / "folder", tmp_path / "empty.pt2", tmp_path / "cut.pt2"
+    folder.mkdir()
+    empty.write_bytes(b"")
+    damaged.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)  # a zip's magic, then garbage
+    missing = tmp_path / "absent.pt2"
+    expected = {
+        missing: f"Failed to open file: {missing} (No such file or directory)",
+        folder: f"Failed to open file: {folder} (is a directory)",
+        empty: f"Invalid input file: {empty} (not a PyTorch model)",
+        damaged: f"Invalid input file: {damaged} (not a PyTorch model)",
+    }
+    for path, message in expected.items():
+        args = ["-i", str(path), "-o", str(tmp_path / "o.circle")]
+        assert _fails(capsys, args) == f"one-import-pytorch: {message}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.pt2", "empty.pt2", "folder"]
 
 
 def test_output_path_is_checked_before_torch_runs(files, tmp_path, capsys, monkeypatch):

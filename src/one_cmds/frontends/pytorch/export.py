@@ -10,6 +10,7 @@ constants itself, in a fraction of the time)."""
 
 from __future__ import annotations
 
+import inspect
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,7 @@ def export_onnx(
     if loaded.kind is Kind.EXPORTED_PROGRAM:
         program = torch.onnx.export(loaded.model, (), dynamo=True, optimize=False, verbose=False)
     else:
+        check_input_count(loaded.model, len(shapes))
         args = example_inputs(shapes, types)
         if isinstance(loaded.model, torch.jit.ScriptModule):
             program = _torchscript(loaded.model, args, shapes, warn)
@@ -83,6 +85,31 @@ def export_onnx(
     if isinstance(program, onnx.ModelProto):
         return Exported(program, {}, program if whole else None)
     return _handed_over(program, whole)
+
+
+def check_input_count(model: torch.nn.Module, given: int) -> None:
+    """``-s``/``-t`` give as many inputs as ``forward`` takes (its required positional
+    parameters at least, all of them at most), or the error names them."""
+    if isinstance(model, torch.jit.ScriptModule):
+        names = [a.name for a in model.forward.schema.arguments[1:]]
+        required = [a.name for a in model.forward.schema.arguments[1:] if a.default_value is None]
+    else:
+        parameters = list(inspect.signature(model.forward).parameters.values())
+        if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+            return
+        names = [
+            p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        required = [p.name for p in parameters if p.name in names and p.default is p.empty]
+    if len(required) <= given <= len(names):
+        return
+    from .loading import PytorchImportError
+
+    takes = len(names) if len(required) == len(names) else f"{len(required)} to {len(names)}"
+    raise PytorchImportError(
+        f"-s/--input_shapes and -t/--input_types give {given} inputs; the model's forward takes "
+        f"{takes} ({', '.join(names)})"
+    )
 
 
 def _handed_over(program: torch.onnx.ONNXProgram, whole: bool) -> Exported:

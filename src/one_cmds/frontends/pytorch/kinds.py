@@ -91,10 +91,16 @@ def input_kind(path: str) -> Kind | None:
     serialized model); None when the file cannot be read or is not a model (the import step
     then says why)."""
     try:
-        open_model_bytes(path)  # readable (the import step says why not)
-        kind = kind_of(path, path)
-        if kind is Kind.MAR:
-            kind = kind_of(MarEntries(path).serialized, path)
+        return checked_input_kind(path)
     except ModelFileError:
         return None
-    return kind
+
+
+def checked_input_kind(path: str) -> Kind:
+    """:func:`input_kind`, or the error that says why ``path`` is none: ``Failed to open file``
+    (missing, unreadable, a directory) or ``not a PyTorch model`` (empty, not an archive of a
+    known kind)."""
+    if not open_model_bytes(path):
+        raise not_a_model(path)
+    kind = kind_of(path, path)
+    return kind_of(MarEntries(path).serialized, path) if kind is Kind.MAR else kind

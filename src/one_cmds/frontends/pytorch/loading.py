@@ -55,7 +55,7 @@ class PythonFile:
         sys.modules[name] = module
         try:
             exec(compile(self.source, module.__file__, "exec"), module.__dict__)
-        except Exception as e:
+        except (Exception, SystemExit) as e:  # user code never ends the tool (Ctrl-C does)
             sys.modules.pop(name, None)
             raise PytorchImportError(
                 f"ValueError: Failed to execute given python model file ({type(e).__name__}: {e})"
