@@ -133,3 +133,20 @@ def test_weights_modes_take_16_bit_weights(tmp_path, convert, expected):
     (after,) = one_cmds.Interpreter(model).run([ids])
     error = np.abs(after - before).max() / np.abs(before).max()
     assert error < {"GGML_Q4_0": 0.2, "INT8": 0.02, "FLOAT32": 1e-7}[expected["FULLY_CONNECTED"]]
+
+
+def test_float16_conv_filters_stay_float16(tmp_path):
+    rng = np.random.default_rng(1)
+    w = rng.normal(0, 0.2, (16, 8, 3, 3)).astype(np.float16)
+    b = rng.normal(0, 0.1, 16).astype(np.float16)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])
+    graph = helper.make_graph(
+        [node], "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 8, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 16, 6, 6])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    imported = check(model, tmp_path, rtol=1e-2, atol=1e-2)
+    conv = next(op for op in imported.main.operators if op.opcode == "CONV_2D")
+    producer = imported.main.producers()[conv.inputs[1]]
+    assert producer.opcode == "DEQUANTIZE" and producer.inputs[0].dtype == "FLOAT16"

@@ -175,7 +175,7 @@ def conv(node: Node, lo: Lowering) -> None:
     """CONV_2D, DEPTHWISE_CONV_2D (``group`` = C_in) or SPLIT + CONV_2D per group +
     CONCATENATION; PAD first for pads SAME cannot express; no B → zero bias."""
     rank = spatial_rank(lo, node.input(0))
-    w = lo.require_const(node.input(1)).astype(np.float32)
+    w = lo.require_const(node.input(1))  # 16-bit weights stay 16-bit (Lowering.weight)
     window = Window.of(node, lo, rank, list(w.shape[2:]))
     w = w.reshape(*w.shape[:2], *window.kernel)
     padding, pads = window.padding()
@@ -197,7 +197,7 @@ def conv(node: Node, lo: Lowering) -> None:
     if group == 1:
         y = _conv2d(lo, y, w, constant_bias, conv_options)
     elif in_per_group == 1:  # group = C_in: depthwise with multiplier C_out / C_in
-        weights = lo.constant(w.transpose(1, 2, 3, 0), lo.helper_name("weights"))
+        weights = lo.weight(w.transpose(1, 2, 3, 0), lo.helper_name("weights"))
         bias_t = lo.constant(constant_bias, lo.helper_name("bias"))
         depthwise = options(
             "DepthwiseConv2DOptions", depthMultiplier=out_c // group, **conv_options
@@ -230,7 +230,7 @@ def _absorbed_batch_norm(node: Node, lo: Lowering) -> Node | None:
 
 def _conv2d(lo: Lowering, y: Tensor, w: np.ndarray, bias: np.ndarray, conv_options: dict):
     """CONV_2D with ONNX weights ``[O, I, kh, kw]`` (stored ``[O, kh, kw, I]``)."""
-    weights = lo.constant(w.transpose(0, 2, 3, 1), lo.helper_name("weights"))
+    weights = lo.weight(w.transpose(0, 2, 3, 1), lo.helper_name("weights"))
     bias_t = lo.constant(bias, lo.helper_name("bias"))
     return lo.emit("CONV_2D", [y, weights, bias_t], options("Conv2DOptions", **conv_options))
 
