@@ -381,3 +381,23 @@ def test_decoder_quantized_argmax_agrees(decoder, tmp_path, dtype, floor):
     )
     print(f"decoder {dtype} top-1 agreement {agreement:.3f}")
     assert agreement >= floor
+
+
+def test_a_damaged_archive_gets_no_python_path_hint(files, tmp_path, capsys):
+    """A TorchScript archive without constants.pkl loads as a pickle naming TorchScript's own
+    classes: python_path cannot help, so the file is called damaged (issue 33)."""
+    import zipfile
+
+    damaged = tmp_path / "nocode.pth"
+    with (
+        zipfile.ZipFile(files / "torchscript_model.pth") as source,
+        zipfile.ZipFile(damaged, "w") as out,
+    ):
+        for info in source.infolist():
+            if not info.filename.endswith("constants.pkl"):
+                out.writestr(info, source.read(info))
+    args = ["-i", str(damaged), "-o", str(tmp_path / "o.circle"), "-s", SHAPE, "-t", "float32"]
+    assert _fails(capsys, args) == (
+        f"one-import-pytorch: Invalid input file: {damaged} (a TorchScript archive without its "
+        "code or constants: '__torch__.TinyNet' cannot be loaded)"
+    )

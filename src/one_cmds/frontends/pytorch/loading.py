@@ -105,16 +105,30 @@ def _pickle_module(module: types.ModuleType | None, path: str) -> types.ModuleTy
             try:
                 return super().find_class(module_name, name)
             except (AttributeError, ImportError):
-                raise PytorchImportError(
-                    f"Cannot load {path}: class '{module_name}.{name}' not found (give "
-                    "python_path, the file that defines it)"
-                ) from None
+                raise _missing_class(path, module_name, name) from None
 
     stand_in = types.ModuleType("pickle")
     stand_in.__dict__.update(pickle.__dict__)
     stand_in.Unpickler = Unpickler  # type: ignore[attr-defined]
     stand_in.load = lambda f, **kw: Unpickler(f, **kw).load()  # type: ignore[attr-defined]
     return stand_in
+
+
+def _missing_class(path: str, module_name: str, name: str) -> PytorchImportError:
+    """A class the pickle names cannot be found: give python_path only when it could help
+    (a damaged archive or pickle names classes no python file defines)."""
+    if module_name.startswith("__torch__"):
+        return PytorchImportError(
+            f"Invalid input file: {path} (a TorchScript archive without its code or constants: "
+            f"'{module_name}.{name}' cannot be loaded)"
+        )
+    if not (all(p.isidentifier() for p in module_name.split(".")) and name.isidentifier()):
+        return PytorchImportError(f"Invalid input file: {path} (damaged: it names class "
+                                  f"{f'{module_name}.{name}'!r})")  # fmt: skip
+    return PytorchImportError(
+        f"Cannot load {path}: class '{module_name}.{name}' not found (give python_path, the "
+        "file that defines it)"
+    )
 
 
 def _from_state_dict(
