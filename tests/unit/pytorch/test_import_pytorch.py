@@ -308,9 +308,47 @@ def test_torch_errors_are_one_line(tmp_path, capsys):
     torch.save(module.Bad().state_dict(), tmp_path / "bad.pth")
     args = ["-i", str(tmp_path / "bad.pth"), "-p", str(bad), "-o", str(tmp_path / "o.circle")]
     line = _fails(capsys, [*args, "-s", "2,3", "-t", "float32"])
-    assert line.startswith("one-import-pytorch: ") and "Error: " in line
+    prefix = f"one-import-pytorch: Failed to export the model ({tmp_path / 'bad.pth'}): "
+    assert line.startswith(prefix) and "Error: " in line and len(line) < 400
     assert "\n" not in line and "Traceback" not in capsys.readouterr().err
     assert not (tmp_path / "o.circle").exists()
+
+
+def test_the_reason_of_a_failed_export_or_load_comes_first(files, tmp_path, capsys):
+    """The innermost cause's last line, after the file (issue 33): a Linear(8) given -s 1,9
+    printed 1,691 characters of traceback with the reason at the end; a damaged .pt2 member
+    printed json's message without the file."""
+    model = tmp_path / "linear.py"
+    model.write_text(
+        "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.fc = torch.nn.Linear(8, 16)\n"
+        "    def forward(self, x):\n        return self.fc(x)\n"
+    )
+    sys.modules.pop("linear", None)
+    spec = importlib.util.spec_from_file_location("linear", model)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    state = tmp_path / "linear.pth"
+    torch.save(module.Net().state_dict(), state)
+    out = ["-o", str(tmp_path / "o.circle")]
+    line = _fails(capsys, ["-i", str(state), "-p", str(model), *out, "-s", "1,9", "-t", "float32"])
+    assert line == (
+        f"one-import-pytorch: Failed to export the model ({state}): RuntimeError: a and b must "
+        "have same reduction dim, but got [1, 9] X [8, 16]."
+    )
+    import zipfile
+
+    damaged = tmp_path / "damaged.pt2"
+    with (
+        zipfile.ZipFile(files / "test_pytorch_model.pt2") as source,
+        zipfile.ZipFile(damaged, "w") as copy,
+    ):
+        for info in source.infolist():
+            data = source.read(info)
+            copy.writestr(info, data[:-7] if info.filename.endswith("models/model.json") else data)
+    line = _fails(capsys, ["-i", str(damaged), *out])
+    assert line.startswith(f"one-import-pytorch: Failed to load the model ({damaged}): ")
+    assert "Error" in line and len(line) < 400
 
 
 @pytest.mark.parametrize(("module", "label"), [("torch", "PyTorch"), ("onnxscript", "onnxscript")])

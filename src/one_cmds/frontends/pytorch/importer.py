@@ -14,7 +14,7 @@ from ...errors import OneCmdsError
 from ...extras import PYTORCH_EXTRA
 from ...formats.files import open_model_bytes, source_md5
 from ...ir import Model
-from ...report.chatter import caught_output, full_text, one_line
+from ...report.chatter import LIMIT, caught_output, full_text
 from ..onnx.importer import import_source
 from ..onnx.loader import prepare_source
 from ..onnx.options import OnnxOptions
@@ -54,23 +54,33 @@ def import_pytorch(
     warn, note = warn or _ignore, note or _ignore
     data = open_model_bytes(path)  # `Failed to open file` before torch runs
     python_file = PythonFile.read(python_path) if python_path else None
+    what = "Failed to load the model"
     try:
         with caught_output(note):
             loaded = load_model(path, python_file)
+            what = "Failed to export the model"
             exported = export_onnx(loaded, input_shapes, input_types, warn, keep_onnx)
     except OneCmdsError:
         raise
     except Exception as e:
-        raise _failed(e, note) from None
+        raise _failed(e, note, f"{what} ({path})") from None
     source = prepare_source(exported.model, path, source_md5(data), weights=exported.weights)
     model = import_source(source, onnx_options, warn=warn, note=note)
     return PytorchImport(model, exported.whole)
 
 
-def _failed(error: Exception, note: Callable[[str], None]) -> Exception:
-    """torch's exception as one line (its full text and traceback to the step log)."""
+def _failed(error: Exception, note: Callable[[str], None], what: str) -> Exception:
+    """torch's exception as one line, ``<what>: <the innermost cause's type>: <its message's
+    last line>`` (where torch puts the reason); its full text and traceback to the step
+    log."""
     from .loading import PytorchImportError
 
     for line in full_text(error):
         note(line)
-    return PytorchImportError(one_line(error))
+    cause = error
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
+    reason = f"{type(cause).__name__}: {lines[-1]}" if lines else type(cause).__name__
+    return PytorchImportError(f"{what}: {reason[:LIMIT]}")
+
