@@ -83,4 +83,3 @@ def _failed(error: Exception, note: Callable[[str], None], what: str) -> Excepti
     lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
     reason = f"{type(cause).__name__}: {lines[-1]}" if lines else type(cause).__name__
     return PytorchImportError(f"{what}: {reason[:LIMIT]}")
-
