@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip(
@@ -122,8 +123,6 @@ def masked_decode(run, cache: list, prompt: list[int], steps: int, window: int |
     """Greedy decoding with a :class:`WithMask` model: ``run(inputs) -> (logits, *present)``;
     the prompt goes in token by token; ``cache`` (zeros, ``max_past`` slots) is filled in
     place. Returns the prompt and ``steps`` new tokens."""
-    import numpy as np
-
     max_past = cache[0].shape[2]
     tokens = list(prompt)
     for position in range(len(prompt) + steps - 1):

@@ -31,16 +31,19 @@ WEIGHTS_ONLY_AXIS = {
 }
 
 
+def _plain_constant(t: Tensor | None, dtype: str) -> bool:
+    unquantized = t is not None and (t.quant is None or t.quant.scale is None)
+    return unquantized and t.dtype == dtype and t.is_constant  # type: ignore[union-attr]
+
+
 def is_float_constant(t: Tensor | None) -> bool:
     """A float32 constant without a qparam: what §21 and §22 quantize."""
-    unquantized = t is not None and (t.quant is None or t.quant.scale is None)
-    return unquantized and t.dtype == "FLOAT32" and t.is_constant  # type: ignore[union-attr]
+    return _plain_constant(t, "FLOAT32")
 
 
 def is_half_constant(t: Tensor | None) -> bool:
     """A FLOAT16 constant without a qparam: a 16-bit weight an import kept 16-bit."""
-    unquantized = t is not None and (t.quant is None or t.quant.scale is None)
-    return unquantized and t.dtype == "FLOAT16" and t.is_constant  # type: ignore[union-attr]
+    return _plain_constant(t, "FLOAT16")
 
 
 class WeightSources:

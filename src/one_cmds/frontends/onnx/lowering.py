@@ -50,7 +50,6 @@ NUMPY = {
 INT32 = np.iinfo(np.int32)
 # A 16-bit float constant of at least this many elements is a weight kept 16-bit (:meth:`weight`).
 WEIGHT_ELEMENTS = 1024
-FLOAT16_MAX = float(np.finfo(np.float16).max)
 
 
 def converter(*op_types: str) -> Callable[[Converter], Converter]:

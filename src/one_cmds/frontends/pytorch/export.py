@@ -91,7 +91,7 @@ def check_input_count(model: torch.nn.Module, given: int) -> None:
     """``-s``/``-t`` give as many inputs as ``forward`` takes (its required positional
     parameters at least, all of them at most), or the error names them."""
     if isinstance(model, torch.jit.ScriptModule):
-        names = [a.name for a in model.forward.schema.arguments[1:]]
+        names = _script_inputs(model)
         required = [a.name for a in model.forward.schema.arguments[1:] if a.default_value is None]
     else:
         parameters = list(inspect.signature(model.forward).parameters.values())
@@ -110,6 +110,10 @@ def check_input_count(model: torch.nn.Module, given: int) -> None:
         f"-s/--input_shapes and -t/--input_types give {given} inputs; the model's forward takes "
         f"{takes} ({', '.join(names)})"
     )
+
+
+def _script_inputs(model: torch.jit.ScriptModule) -> list[str]:
+    return [a.name for a in model.forward.schema.arguments[1:]]
 
 
 def _handed_over(program: torch.onnx.ONNXProgram, whole: bool) -> Exported:
@@ -154,7 +158,7 @@ def _torchscript(
 ) -> torch.onnx.ONNXProgram | onnx.ModelProto:
     """TorchScript through ``TS2EPConverter`` (the dynamo exporter refuses ScriptModules);
     torch's TorchScript exporter when that fails and torch still has it."""
-    names = [a.name for a in model.forward.schema.arguments[1:]]
+    names = _script_inputs(model)
     try:
         from torch._export.converter import TS2EPConverter
 
