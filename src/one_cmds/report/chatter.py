@@ -5,13 +5,17 @@ the step log, and how its exceptions read as one line."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
 import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 
 LIMIT = 2000
+_FRAMING = re.compile(r"Graph execution error:$|Detected at node\b|\[\[")
+_QUOTED = re.compile(r"[A-Za-z_.]*(Error|Exception): ")
 
 
 @contextlib.contextmanager
@@ -38,11 +42,49 @@ def caught_output(note: Callable[[str], None]) -> Iterator[None]:
                     note(line.rstrip())
 
 
+@contextlib.contextmanager
+def logged_exceptions(logger: str) -> Iterator[list[BaseException]]:
+    """While active, the exceptions that the Python logger ``logger`` logs with a record are
+    collected in the list yielded: a library that logs the real error and raises a vaguer one
+    (torch.export.load: "check the warnings above")."""
+    caught: list[BaseException] = []
+
+    class Collector(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.exc_info and record.exc_info[1] is not None:
+                caught.append(record.exc_info[1])
+
+    collector, target = Collector(logging.WARNING), logging.getLogger(logger)
+    target.addHandler(collector)
+    try:
+        yield caught
+    finally:
+        target.removeHandler(collector)
+
+
 def one_line(error: BaseException) -> str:
     """``<ExcType>: <message lines stripped, empties dropped, joined by ' | '>``, cut at
     2,000 characters."""
     lines = [line.strip() for line in str(error).splitlines()]
     text = f"{type(error).__name__}: {' | '.join(line for line in lines if line)}"
+    return text if len(text) <= LIMIT else text[: LIMIT - 1] + "…"
+
+
+def cause_line(error: BaseException) -> str:
+    """``<the innermost cause's type>: <its reason>``, the reason being, of its message lines
+    that are not TensorFlow's framing (``Graph execution error:``, ``Detected at node ...``,
+    ``[[{{node ...}}]]``), the last that quotes an exception (``RuntimeError: ...``: the end
+    of a TorchScript traceback), else the first (torch.export, TensorFlow: hints and context
+    follow it). Cut at 2,000 characters."""
+    while error.__cause__ is not None:
+        error = error.__cause__
+    kind = type(error).__name__
+    lines = [line.strip() for line in str(error).splitlines()]
+    reasons = [line for line in lines if line and not _FRAMING.match(line)]
+    quoted = [line for line in reasons if _QUOTED.match(line)]
+    reason = quoted[-1] if quoted else reasons[0] if reasons else ""
+    reason = reason.removeprefix(f"{kind}: ")
+    text = f"{kind}: {reason}" if reason else kind
     return text if len(text) <= LIMIT else text[: LIMIT - 1] + "…"
 
 

@@ -6,6 +6,7 @@ cases do not run, the extras messages (ยง2.2), TensorFlow's errors and output (ย
 from __future__ import annotations
 
 import hashlib
+import shutil
 import importlib.util
 
 import numpy as np
@@ -249,3 +250,18 @@ def test_load_options_are_for_tensorflow(tf_files, fixture_path):
         one_cmds.load(fixture_path("add2.tflite"), input_arrays="x")
     with pytest.raises(OneCmdsError, match="--input_arrays must be provided"):
         one_cmds.load(str(tf_files / INCEPTION))
+
+
+def test_corrupt_saved_model_variables_name_the_folder(tf_files, tmp_path, capsys):
+    """TensorFlow's restore error said ``OutOfRangeError: Graph execution error: | Read less
+    bytes than requested | [[{{node RestoreV2}}]]`` without the folder (issue 33)."""
+    folder = tmp_path / "sm"
+    shutil.copytree(tf_files / "test_saved_model", folder)
+    data = folder / "variables" / "variables.data-00000-of-00001"
+    data.write_bytes(data.read_bytes()[:100])
+    args = ["--saved_model", "-i", str(folder), "-o", str(tmp_path / "m.circle")]
+    assert _fails(capsys, [*args, "--v1"]) == (
+        f"one-import-tf: Failed to load the model ({folder}): OutOfRangeError: Read less bytes "
+        "than requested"
+    )
+    assert not (tmp_path / "m.circle").exists()

@@ -14,12 +14,14 @@ Every converter allows custom ops; 2.x also takes ``supported_ops = [TFLITE_BUIL
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import tensorflow as tf
 
-from ...report.chatter import one_line
+from ...report.chatter import cause_line
 from .bcq import with_bcq_outputs
 from .errors import TfFileError, TfImportError
 from .graphdef import parse_graph_def, prepare
@@ -29,27 +31,36 @@ Converter = Any  # tf.lite.TFLiteConverter or its 1.x counterpart
 KERAS_VERSION = {"converter_version": "v2"}
 
 
-def tflite_bytes(path: str, data: memoryview | bytes, options: TfOptions) -> bytes:
-    """The conversion of the model at ``path`` (``data``: its GraphDef file's bytes)."""
+@dataclass
+class Loaded:
+    """A model loaded into its converter, and the options it converts with."""
+
+    converter: Converter
+    options: TfOptions
+
+
+def loaded(path: str, data: memoryview | bytes, options: TfOptions) -> Loaded:
+    """The converter of the model at ``path`` (``data``: its GraphDef file's bytes)."""
     if options.model_format == "saved_model":
-        return convert(saved_model_converter(path, options), options)
+        return Loaded(saved_model_converter(path, options), options)
     if options.model_format == "keras_model":
-        return convert(keras_converter(path), options.model_copy(update=KERAS_VERSION))
-    return convert(graph_def_converter(parse_graph_def(data, path), options), options)
+        return Loaded(keras_converter(path), options.model_copy(update=KERAS_VERSION))
+    return Loaded(graph_def_converter(parse_graph_def(data, path), options), options)
 
 
-def bcq_tflite_bytes(
+def bcq_loaded(
     path: str, data: memoryview | bytes, options: TfOptions, warn: Callable[[str], None]
-) -> bytes:
-    """The conversion of the GraphDef at ``path`` with its BCQ metadata and bundles."""
+) -> Loaded:
+    """The converter of the GraphDef at ``path`` with its BCQ metadata and bundles."""
     graph_def = parse_graph_def(data, path, text=False)
     outputs = with_bcq_outputs(graph_def, options.output_arrays or [], path, warn)
     converting = options.model_copy(update={"output_arrays": outputs})
-    return convert(graph_def_converter(graph_def, converting), converting)
+    return Loaded(graph_def_converter(graph_def, converting), converting)
 
 
-def convert(converter: Converter, options: TfOptions) -> bytes:
-    """Run ``converter`` with the settings of the options' converter version."""
+def convert(loaded: Loaded) -> bytes:
+    """Run the converter with the settings of its options' converter version."""
+    converter, options = loaded.converter, loaded.options
     converter.allow_custom_ops = True
     if options.converter_version == "v2":
         converter.experimental_new_converter = True
@@ -123,9 +134,12 @@ def saved_model_converter(path: str, options: TfOptions) -> Converter:
 
 def keras_converter(path: str) -> Converter:
     """The 2.x converter of a Keras file (1.x ``from_keras_model_file`` fails on Keras 3)."""
+    if path.lower().endswith(".keras") and not zipfile.is_zipfile(path):
+        # Keras says "File not found" for a damaged archive
+        raise TfFileError(f"Invalid input file: {path} (not a Keras model: not a zip archive)")
     try:
         model = tf.keras.models.load_model(path, compile=False)
     except Exception as e:
-        reason = f"not a Keras model: {one_line(e)}"
+        reason = f"not a Keras model: {cause_line(e)}"
         raise TfFileError(f"Invalid input file: {path} ({reason})") from None
     return tf.lite.TFLiteConverter.from_keras_model(model)

@@ -12,19 +12,21 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from ...errors import OneCmdsError
 from ...extras import TENSORFLOW
 from ...formats.files import source_md5
 from ...formats.reader import load_bytes
 from ...ir import Model
-from ...report.chatter import caught_output, full_text, one_line
+from ...report.chatter import caught_output, cause_line, full_text, one_line
 from .errors import TfImportError
 from .inputs import source_bytes
 from .options import TfOptions
 
 Note = Callable[[str], None]
 _PORT = re.compile(r":\d+$")
+CONVERTER_ERROR = "ConverterError"
 
 
 @dataclass
@@ -50,9 +52,7 @@ def import_tf(
     as ``options.model_format`` says)."""
     options = options or TfOptions()
     data = source_bytes(path, options.model_format)
-    return _imported(
-        path, data, lambda c, _: c.tflite_bytes(path, data, options), None, note, verbose
-    )
+    return _imported(path, data, lambda c, _: c.loaded(path, data, options), None, note, verbose)
 
 
 def import_bcq(
@@ -67,35 +67,42 @@ def import_bcq(
     metadata, then the user's outputs, then the bundles for ``fuse_bcq``."""
     data = source_bytes(path, "graph_def")
     return _imported(
-        path, data, lambda c, w: c.bcq_tflite_bytes(path, data, options, w), warn, note, verbose
+        path, data, lambda c, w: c.bcq_loaded(path, data, options, w), warn, note, verbose
     )
 
 
 def _imported(
     path: str,
     data: memoryview | bytes,
-    convert: Callable[[ModuleType, Note], bytes],
+    load: Callable[[ModuleType, Note], Any],
     warn: Note | None,
     note: Note | None,
     verbose: bool,
 ) -> TfImport:
-    """Load TensorFlow, then ``convert(<the convert module>, <warn>)``: TensorFlow's output
-    goes to ``note``, the warnings to ``warn`` once it is done, its errors become one line.
-    The result is read and stamped."""
+    """Load TensorFlow, then the model (``load(<the convert module>, <warn>)``), then convert
+    it: TensorFlow's output goes to ``note``, the warnings to ``warn`` once it is done. Its
+    errors become one line: the converter's as the reference prints them (*E*, §3.2 row 12),
+    the others ``Failed to load|convert the model (<path>): <cause>``. The result is read and
+    stamped."""
     warn, note, held = warn or _ignore, note or _ignore, []
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0" if verbose else "2")
+    what = "Failed to load the model"
     try:
         with caught_output(note):
             TENSORFLOW.load()
             from . import convert as module
 
-            tflite = convert(module, held.append)
+            loaded = load(module, held.append)
+            what = "Failed to convert the model"
+            tflite = module.convert(loaded)
     except OneCmdsError:
         raise
     except Exception as e:
         for line in full_text(e):
             note(line)
-        raise TfImportError(one_line(e)) from None
+        if type(e).__name__ == CONVERTER_ERROR:
+            raise TfImportError(one_line(e)) from None
+        raise TfImportError(f"{what} ({path}): {cause_line(e)}") from None
     finally:
         for line in held:
             warn(line)
