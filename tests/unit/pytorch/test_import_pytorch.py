@@ -151,8 +151,10 @@ def test_torchscript_falls_back_to_the_torchscript_exporter(
 ):
     import torch._export.converter as converter
 
-    def refuse(*args, **kwargs):
-        raise RuntimeError("unsupported node\nprim::Foo")
+    def refuse(*args, **kwargs):  # torch.export's form: the reason, then where
+        raise RuntimeError(
+            "unsupported node prim::Foo\n\nWhile executing %foo\nOriginal traceback:"
+        )
 
     monkeypatch.setattr(converter, "TS2EPConverter", refuse)
     model = _import(
@@ -161,7 +163,7 @@ def test_torchscript_falls_back_to_the_torchscript_exporter(
     _torch_equal(model, tiny_net, 1)
     assert (
         "WARNING: TorchScript conversion to ExportedProgram failed (RuntimeError: unsupported "
-        "node | prim::Foo); using the TorchScript ONNX exporter"
+        "node prim::Foo); using the TorchScript ONNX exporter"
     ) in capsys.readouterr().err
 
 
@@ -234,13 +236,14 @@ def test_python_file_errors(files, tmp_path, capsys):
     broken = tmp_path / "broken.py"
     broken.write_text("x = 1 / 0\n")
     assert _fails(capsys, ["-i", state, "-p", str(broken), *out]) == (
-        "one-import-pytorch: ValueError: Failed to execute given python model file "
+        f"one-import-pytorch: ValueError: Failed to execute given python model file {broken} "
         "(ZeroDivisionError: division by zero)"
     )
     two = tmp_path / "two.py"
     two.write_text("import torch\nclass A(torch.nn.Module): pass\nclass B(torch.nn.Module): pass\n")
     assert _fails(capsys, ["-i", state, "-p", str(two), *out]) == (
-        "one-import-pytorch: ValueError: Expected only one class as model definition. ['A', 'B']"
+        f"one-import-pytorch: ValueError: Expected only one class as model definition. ['A', 'B'] "
+        f"({two})"
     )
     missing = str(tmp_path / "absent.py")
     assert _fails(capsys, ["-i", state, "-p", missing, *out]) == (
@@ -249,7 +252,8 @@ def test_python_file_errors(files, tmp_path, capsys):
     exits = tmp_path / "exits.py"
     exits.write_text("import sys\nsys.exit(3)\n")  # user code never ends the tool
     assert _fails(capsys, ["-i", state, "-p", str(exits), *out]) == (
-        "one-import-pytorch: ValueError: Failed to execute given python model file (SystemExit: 3)"
+        f"one-import-pytorch: ValueError: Failed to execute given python model file {exits} "
+        "(SystemExit: 3)"
     )
 
 
@@ -308,16 +312,19 @@ def test_torch_errors_are_one_line(tmp_path, capsys):
     torch.save(module.Bad().state_dict(), tmp_path / "bad.pth")
     args = ["-i", str(tmp_path / "bad.pth"), "-p", str(bad), "-o", str(tmp_path / "o.circle")]
     line = _fails(capsys, [*args, "-s", "2,3", "-t", "float32"])
-    prefix = f"one-import-pytorch: Failed to export the model ({tmp_path / 'bad.pth'}): "
+    prefix = (
+        f"one-import-pytorch: Failed to export the model ({tmp_path / 'bad.pth'}) with x: "
+        "float32[2,3]: "
+    )
     assert line.startswith(prefix) and "Error: " in line and len(line) < 400
     assert "\n" not in line and "Traceback" not in capsys.readouterr().err
     assert not (tmp_path / "o.circle").exists()
 
 
 def test_the_reason_of_a_failed_export_or_load_comes_first(files, tmp_path, capsys):
-    """The innermost cause's last line, after the file (issue 33): a Linear(8) given -s 1,9
-    printed 1,691 characters of traceback with the reason at the end; a damaged .pt2 member
-    printed json's message without the file."""
+    """The innermost cause's reason, after the file and the inputs as given (issue 33): a
+    Linear(8) given -s 1,9 printed 1,691 characters of traceback with the reason at the end; a
+    damaged .pt2 member printed json's message without the file."""
     model = tmp_path / "linear.py"
     model.write_text(
         "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n"
@@ -333,8 +340,8 @@ def test_the_reason_of_a_failed_export_or_load_comes_first(files, tmp_path, caps
     out = ["-o", str(tmp_path / "o.circle")]
     line = _fails(capsys, ["-i", str(state), "-p", str(model), *out, "-s", "1,9", "-t", "float32"])
     assert line == (
-        f"one-import-pytorch: Failed to export the model ({state}): RuntimeError: a and b must "
-        "have same reduction dim, but got [1, 9] X [8, 16]."
+        f"one-import-pytorch: Failed to export the model ({state}) with x: float32[1,9]: "
+        "RuntimeError: a and b must have same reduction dim, but got [1, 9] X [8, 16]."
     )
     import zipfile
 

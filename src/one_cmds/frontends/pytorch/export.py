@@ -87,24 +87,28 @@ def export_onnx(
     return _handed_over(program, whole)
 
 
+def forward_inputs(model: torch.nn.Module) -> tuple[list[str], list[str]] | None:
+    """The names of ``forward``'s positional parameters and of the required ones (TorchScript
+    schema or the module's signature); None when it takes ``*args``."""
+    if isinstance(model, torch.jit.ScriptModule):
+        arguments = model.forward.schema.arguments[1:]
+        return [a.name for a in arguments], [a.name for a in arguments if a.default_value is None]
+    parameters = list(inspect.signature(model.forward).parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return None
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [p.name for p in positional], [p.name for p in positional if p.default is p.empty]
+
+
 def check_input_count(model: torch.nn.Module, given: int) -> None:
     """``-s``/``-t`` give as many inputs as ``forward`` takes (its required positional
     parameters at least, all of them at most), or the error names them."""
-    if isinstance(model, torch.jit.ScriptModule):
-        names = _script_inputs(model)
-        required = [a.name for a in model.forward.schema.arguments[1:] if a.default_value is None]
-    else:
-        parameters = list(inspect.signature(model.forward).parameters.values())
-        if any(p.kind is p.VAR_POSITIONAL for p in parameters):
-            return
-        names = [
-            p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-        required = [p.name for p in parameters if p.name in names and p.default is p.empty]
-    if len(required) <= given <= len(names):
+    inputs = forward_inputs(model)
+    if inputs is None or len(inputs[1]) <= given <= len(inputs[0]):
         return
     from .loading import PytorchImportError
 
+    names, required = inputs
     takes = len(names) if len(required) == len(names) else f"{len(required)} to {len(names)}"
     raise PytorchImportError(
         f"-s/--input_shapes and -t/--input_types give {given} inputs; the model's forward takes "
@@ -112,8 +116,15 @@ def check_input_count(model: torch.nn.Module, given: int) -> None:
     )
 
 
-def _script_inputs(model: torch.jit.ScriptModule) -> list[str]:
-    return [a.name for a in model.forward.schema.arguments[1:]]
+def described_inputs(model: object, shapes: Sequence[Dims], types: Sequence[str]) -> str:
+    """The inputs as given, named by ``forward`` (``x: float32[1,?,8]``), for messages."""
+    inputs = forward_inputs(model) if isinstance(model, torch.nn.Module) else None
+    names = inputs[0] if inputs is not None else []
+    return ", ".join(
+        f"{names[k] if k < len(names) else f'input {k}'}: {dtype}"
+        f"[{','.join('?' if d is None else str(d) for d in shape)}]"
+        for k, (shape, dtype) in enumerate(zip(shapes, types, strict=False))
+    )
 
 
 def _handed_over(program: torch.onnx.ONNXProgram, whole: bool) -> Exported:
@@ -158,16 +169,16 @@ def _torchscript(
 ) -> torch.onnx.ONNXProgram | onnx.ModelProto:
     """TorchScript through ``TS2EPConverter`` (the dynamo exporter refuses ScriptModules);
     torch's TorchScript exporter when that fails and torch still has it."""
-    names = _script_inputs(model)
+    names = [a.name for a in model.forward.schema.arguments[1:]]
     try:
         from torch._export.converter import TS2EPConverter
 
         program = TS2EPConverter(model, args).convert()
     except Exception as e:
-        from ...report.chatter import one_line
+        from ...report.chatter import cause_line
 
         warn(
-            f"TorchScript conversion to ExportedProgram failed ({one_line(e)}); using the "
+            f"TorchScript conversion to ExportedProgram failed ({cause_line(e)}); using the "
             "TorchScript ONNX exporter"
         )
         return _torchscript_exporter(model, args, shapes, names)

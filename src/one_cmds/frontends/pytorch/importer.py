@@ -5,6 +5,7 @@ are torch's own tensors until the circle is written."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -14,10 +15,15 @@ from ...errors import OneCmdsError
 from ...extras import PYTORCH_EXTRA
 from ...formats.files import open_model_bytes, source_md5
 from ...ir import Model
-from ...report.chatter import LIMIT, caught_output, full_text
+from ...report.chatter import caught_output, cause_line, full_text, logged_exceptions
 from ..onnx.importer import import_source
 from ..onnx.loader import prepare_source
 from ..onnx.options import OnnxOptions
+
+# torch's text for a member its archive reader cannot find
+_MISSING_MEMBER = re.compile(r"PytorchStreamReader failed locating file (\S+): file not found")
+# and for a class a TorchScript archive names but does not define
+_UNKNOWN_TYPE = re.compile(r"Unknown type name '(__torch__[\w.]*)'")
 
 
 @dataclass
@@ -48,38 +54,47 @@ def import_pytorch(
     listing; ``keep_onnx`` keeps the whole exported ONNX model (``save_intermediate``)."""
     for requirement in PYTORCH_EXTRA:
         requirement.load()
-    from .export import export_onnx
+    from .export import described_inputs, export_onnx
     from .loading import PythonFile, load_model
 
     warn, note = warn or _ignore, note or _ignore
     data = open_model_bytes(path)  # `Failed to open file` before torch runs
     python_file = PythonFile.read(python_path) if python_path else None
-    what = "Failed to load the model"
+    what = f"Failed to load the model ({path})"
     try:
-        with caught_output(note):
+        with caught_output(note), logged_exceptions("torch.export") as logged:
             loaded = load_model(path, python_file)
-            what = "Failed to export the model"
+            given = described_inputs(loaded.model, input_shapes, input_types)
+            what = f"Failed to export the model ({path})" + (f" with {given}" if given else "")
             exported = export_onnx(loaded, input_shapes, input_types, warn, keep_onnx)
     except OneCmdsError:
         raise
     except Exception as e:
-        raise _failed(e, note, f"{what} ({path})") from None
+        raise _failed(e, logged, note, path, what) from None
     source = prepare_source(exported.model, path, source_md5(data), weights=exported.weights)
     model = import_source(source, onnx_options, warn=warn, note=note)
     return PytorchImport(model, exported.whole)
 
 
-def _failed(error: Exception, note: Callable[[str], None], what: str) -> Exception:
-    """torch's exception as one line, ``<what>: <the innermost cause's type>: <its message's
-    last line>`` (where torch puts the reason); its full text and traceback to the step
-    log."""
+def _failed(
+    error: Exception,
+    logged: list[BaseException],
+    note: Callable[[str], None],
+    path: str,
+    what: str,
+) -> Exception:
+    """torch's exception as one line, ``<what>: <its cause>`` (:func:`cause_line`), the cause
+    being the exception torch logged when it points at "the warnings above"; a member missing
+    from the archive is named as such. The full text and traceback go to the step log."""
     from .loading import PytorchImportError
 
     for line in full_text(error):
         note(line)
-    cause = error
-    while cause.__cause__ is not None:
-        cause = cause.__cause__
-    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
-    reason = f"{type(cause).__name__}: {lines[-1]}" if lines else type(cause).__name__
-    return PytorchImportError(f"{what}: {reason[:LIMIT]}")
+    cause = logged[-1] if logged and "warnings above" in str(error) else error
+    if missing := _MISSING_MEMBER.search(str(cause)):
+        reason = f"a damaged archive: no member {missing[1]}"
+        return PytorchImportError(f"Invalid input file: {path} ({reason})")
+    if unknown := _UNKNOWN_TYPE.search(str(cause)):
+        reason = f"a TorchScript archive without its code: '{unknown[1]}' is not defined in it"
+        return PytorchImportError(f"Invalid input file: {path} ({reason})")
+    return PytorchImportError(f"{what}: {cause_line(cause)}")

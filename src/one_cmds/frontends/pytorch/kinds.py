@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from enum import Enum
 from typing import IO
 
@@ -14,6 +15,7 @@ from ...errors import ModelFileError
 from ...formats.files import open_model_bytes
 
 MAR_MANIFEST = "MAR-INF/MANIFEST.json"
+EXPORTED_MODEL = "models/model.json"  # the program torch.export.load reads
 # Legacy ``torch.save`` files start with a pickle of protocol 2.
 _LEGACY_PICKLE = b"\x80\x02"
 
@@ -37,6 +39,9 @@ def kind_of(file: str | IO[bytes], path: str) -> Kind:
         return Kind.MAR
     for root in sorted({name.split("/", 1)[0] for name in names}):
         if f"{root}/archive_format" in names:
+            if f"{root}/{EXPORTED_MODEL}" not in names:  # torch: "check the warnings above"
+                raise ModelFileError(f"Invalid input file: {path} (an ExportedProgram archive "
+                                     f"without {EXPORTED_MODEL})")  # fmt: skip
             return Kind.EXPORTED_PROGRAM
         if f"{root}/constants.pkl" in names and any(n.startswith(f"{root}/code/") for n in names):
             return Kind.TORCHSCRIPT
@@ -69,12 +74,20 @@ class MarEntries:
     """A TorchServe archive's serialized model, and its model file (name and source)."""
 
     def __init__(self, path: str) -> None:
+        try:
+            self._read(path)
+        except (zipfile.BadZipFile, zlib.error, EOFError, UnicodeDecodeError) as e:
+            raise ModelFileError(
+                f"Invalid input file: {path} (a damaged archive: {type(e).__name__}: {e})"
+            ) from None
+
+    def _read(self, path: str) -> None:
         with zipfile.ZipFile(path) as archive:
             try:
                 model = json.loads(archive.read(MAR_MANIFEST))["model"]
                 serialized = model["serializedFile"]
                 self.serialized = io.BytesIO(archive.read(serialized))
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, json.JSONDecodeError):
                 raise ModelFileError(
                     f"Invalid input file: {path} (MANIFEST.json has no model.serializedFile)"
                 ) from None

@@ -41,7 +41,17 @@ class PythonFile:
 
     @classmethod
     def read(cls, path: str) -> PythonFile:
-        return cls(path, bytes(open_model_bytes(path)).decode("utf-8"))
+        try:
+            return cls(path, bytes(open_model_bytes(path)).decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise cls.failed(path, e) from None
+
+    @staticmethod
+    def failed(path: str, error: BaseException) -> PytorchImportError:
+        return PytorchImportError(
+            f"ValueError: Failed to execute given python model file {path} "
+            f"({type(error).__name__}: {error})"
+        )
 
     def run(self) -> types.ModuleType:
         """Run the file as a module named by its stem, in ``sys.modules``, its folder
@@ -57,9 +67,7 @@ class PythonFile:
             exec(compile(self.source, module.__file__, "exec"), module.__dict__)
         except (Exception, SystemExit) as e:  # user code never ends the tool (Ctrl-C does)
             sys.modules.pop(name, None)
-            raise PytorchImportError(
-                f"ValueError: Failed to execute given python model file ({type(e).__name__}: {e})"
-            ) from None
+            raise self.failed(self.path, e) from None
         return module
 
 
@@ -88,7 +96,7 @@ def _load(file: str | IO[bytes], path: str, kind: Kind, python_file: PythonFile 
     if isinstance(loaded, torch.nn.Module):
         return Loaded(kind, loaded)
     if isinstance(loaded, dict) and all(isinstance(v, torch.Tensor) for v in loaded.values()):
-        return Loaded(kind, _from_state_dict(loaded, module, path))
+        return Loaded(kind, _from_state_dict(loaded, module, path, python_file))
     raise PytorchImportError(
         f"Invalid input file: {path} (holds a {type(loaded).__name__}, not a model)"
     )
@@ -132,12 +140,15 @@ def _missing_class(path: str, module_name: str, name: str) -> PytorchImportError
 
 
 def _from_state_dict(
-    state: dict[str, torch.Tensor], module: types.ModuleType | None, path: str
+    state: dict[str, torch.Tensor],
+    module: types.ModuleType | None,
+    path: str,
+    python_file: PythonFile | None,
 ) -> torch.nn.Module:
     """The model class of ``module`` built without arguments, the state loaded strictly. Of
     several classes, the one whose parameters and buffers the state names (a project
     addition: the reference stops at more than one class)."""
-    if module is None:
+    if module is None or python_file is None:
         raise PytorchImportError(
             f"{path} holds only a state dict: give python_path, the file that defines the "
             "model class"
@@ -152,7 +163,7 @@ def _from_state_dict(
     if len(chosen) != 1:
         names = [c.__name__ for c in defined]
         raise PytorchImportError(
-            f"ValueError: Expected only one class as model definition. {names}"
+            f"ValueError: Expected only one class as model definition. {names} ({python_file.path})"
         )
     model = chosen[0]()
     try:
