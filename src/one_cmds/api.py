@@ -3,6 +3,7 @@ the configuration's checks (``config``) like a section's keys, then to the stage
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ from .report.console import warn
 from .stages.stage import StepResult
 
 
-def load(path: str, **tf_options: Any) -> Model:
+def load(path: str | os.PathLike[str], **tf_options: Any) -> Model:
     """Read a ``.tflite`` or ``.circle`` file (format from its identifier), or import an
     ``.onnx`` file with the default options of ``one-import-onnx``, a PyTorch
     ExportedProgram (``.pt2``, by content) as ``one-import-pytorch`` does, or a TensorFlow
@@ -28,6 +29,7 @@ def load(path: str, **tf_options: Any) -> Model:
     """
     from .frontends.tensorflow import model_format_of
 
+    path = os.fspath(path)
     model_format = model_format_of(path)
     if model_format is not None:
         return _load_tf(path, model_format, tf_options)
@@ -61,16 +63,16 @@ def _load_tf(path: str, model_format: str, options: dict[str, Any]) -> Model:
     return import_tf(path, step.tf_options()).model  # type: ignore[attr-defined]
 
 
-def save(model: Model, path: str, profile: bool = False) -> int:
+def save(model: Model, path: str | os.PathLike[str], profile: bool = False) -> int:
     """Write ``model`` as circle, or TFLite when ``path`` ends in ``.tflite``; return the size.
 
     ``profile=True`` adds ``ONE_source_table``, ``ONE_op_table`` and ``ONE_source_md5``.
     """
-    return writer.save(model, path, profile=profile)
+    return writer.save(model, os.fspath(path), profile=profile)
 
 
 def build(
-    config_path: str,
+    config_path: str | os.PathLike[str],
     *,
     optimization: str | None = None,
     verbose: bool = False,
@@ -86,7 +88,7 @@ def build(
     from .config.load import plan_from_config
 
     cli = {section.replace("_", "-"): dict(values) for section, values in overrides.items()}
-    plan = plan_from_config(config_path, cli=cli, optimization=optimization)
+    plan = plan_from_config(os.fspath(config_path), cli=cli, optimization=optimization)
     return run_plan(plan, verbose=verbose)
 
 

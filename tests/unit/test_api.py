@@ -100,3 +100,11 @@ def test_environment_applies_during_the_call_only(config, monkeypatch):
 def test_config_errors_are_raised(config):
     with pytest.raises(ConfigError, match="did you mean 'input_shapes'"):
         one_cmds.build(config, one_resize={"input_shape": "[1]"})
+
+
+def test_paths_may_be_path_objects(config, tmp_path):
+    """load, save and build take pathlib paths as well as strings."""
+    one_cmds.build(tmp_path / "build.cfg")
+    model = one_cmds.load(tmp_path / "c.circle")
+    assert one_cmds.save(model, tmp_path / "d.circle") == os.path.getsize(tmp_path / "d.circle")
+    assert (tmp_path / "d.circle").read_bytes() == (tmp_path / "c.circle").read_bytes()

@@ -4,7 +4,7 @@ order and with the messages of cli-and-config.md §14.5, §17.4 and quantization
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from one_cmds.config.passes import PASS_NAMES
 from one_cmds.config.source import Source
@@ -283,9 +283,17 @@ def _choice(
 ) -> str:
     text = str(fields[key]).lower()
     if text not in allowed:
-        raise _where(settings, key, main).error(message, key=key)
+        raise _where(settings, key, main).error(
+            _unsupported(message, key, fields[key], allowed), key=key
+        )
     fields[key] = text
     return text
+
+
+def _unsupported(message: str, key: str, given: object, allowed: Iterable[str]) -> str:
+    """``<message> (<key>: <given>; supported: <allowed>)``: the reference's text, then what
+    was given and what would do."""
+    return f"{message} ({key}: {given}; supported: {', '.join(allowed)})"
 
 
 def _check_values(fields: dict[str, object], settings: Settings, main: Source) -> None:
@@ -305,13 +313,17 @@ def _check_values(fields: dict[str, object], settings: Settings, main: Source) -
         ("output_type", "Unsupported output type"),
     ):
         types = [str(t).lower() for t in fields.get(key) or [dtype]]  # type: ignore[attr-defined]
-        if any(t not in IO_TYPES for t in types):
+        wrong = [t for t in types if t not in IO_TYPES]
+        if wrong:
+            message = _unsupported(message, key, ",".join(wrong), IO_TYPES)
             raise _where(settings, key, main).error(message, key=key)
         fields[key] = types
     data_format = str(fields["input_data_format"]).lower()
     if data_format not in DATA_FORMATS:
         where = _where(settings, "input_data_format", main)
-        raise where.error("Unsupported input data format", key="input_data_format")
+        message = _unsupported("Unsupported input data format", "input_data_format",
+                               fields["input_data_format"], DATA_FORMATS)  # fmt: skip
+        raise where.error(message, key="input_data_format")
     fields["input_data_format"] = DATA_FORMATS[data_format]
     if action == "default" and dtype == "int16" and granularity == "layer":
         raise main.error("Layer-wise quantization only supports uint8 dtype.")
@@ -355,9 +367,8 @@ def _check_chunks(fields: dict[str, object], settings: Settings, main: Source) -
     """§22.1: ``quantize_weights_chunk`` q4_0/q8_0 and ``skip_chunkquant_size`` >= 0."""
     given = fields["quantize_weights_chunk"]
     if str(given).lower() not in CHUNK_TYPES:
-        supported = ", ".join(CHUNK_TYPES)
-        message = f"Unsupported output type (quantize_weights_chunk: {given}; supported: "
-        message += f"{supported})"
+        message = _unsupported("Unsupported output type", "quantize_weights_chunk", given,
+                               CHUNK_TYPES)  # fmt: skip
         where = _where(settings, "quantize_weights_chunk", main)
         raise where.error(message, key="quantize_weights_chunk")
     fields["quantize_weights_chunk"] = str(given).lower()
@@ -383,7 +394,9 @@ def _check_weights_modes(fields: dict[str, object], settings: Settings, main: So
     data_format = str(fields.get("input_data_format", "h5")).lower()
     if data_format not in DATA_FORMATS:
         where = _where(settings, "input_data_format", main)
-        raise where.error("Unsupported input data format", key="input_data_format")
+        message = _unsupported("Unsupported input data format", "input_data_format",
+                               fields["input_data_format"], DATA_FORMATS)  # fmt: skip
+        raise where.error(message, key="input_data_format")
     fields["input_data_format"] = DATA_FORMATS[data_format]
 
 

@@ -4,6 +4,7 @@ values (cli-and-config.md §7)."""
 from __future__ import annotations
 
 import configparser
+import os
 import sys
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 NOT_FOUND = "Not found given configuration file"
+INVALID = "Invalid configuration file"
 # A name no INI file can declare, so that a [DEFAULT] section is an ordinary (unrecognized)
 # section instead of configparser's defaults for every section.
 _NO_DEFAULT_SECTION = "\0no default section"
@@ -39,13 +41,21 @@ def is_toml(path: str) -> bool:
     return path.lower().endswith(".toml")
 
 
-def read_text(path: str, missing: str) -> str:
-    """The text of a file; ``missing`` when it does not exist, is a folder or is unreadable."""
+def read_text(path: str, missing: str, invalid: str | None = None) -> str:
+    """The text of a file; ``missing`` when it does not exist, is a folder or is unreadable;
+    ``<invalid>: not UTF-8 text (...)`` when it holds other bytes (``missing`` without
+    ``invalid``)."""
     try:
         with open(path, encoding="utf-8") as stream:
             return stream.read()
-    except (OSError, UnicodeDecodeError):
-        raise Source(file=path).error(missing) from None
+    except OSError as e:
+        # a path that is there is named for what it is (the reference: "Not found" alone)
+        there = os.path.exists(path)
+        hint = ("a directory" if os.path.isdir(path) else e.strerror) if there else None
+        raise Source(file=path).error(missing, hint=hint) from None
+    except UnicodeDecodeError as e:
+        reason = f"{invalid}: not UTF-8 text ({e.reason} at byte {e.start})" if invalid else missing
+        raise Source(file=path).error(reason) from None
 
 
 def parse_ini(text: str, path: str) -> Sections:
@@ -88,7 +98,7 @@ def _toml_sections(data: dict[str, object], source: Source) -> Sections:
 
 def read_config(path: str) -> ConfigFile:
     """Read an INI or TOML configuration (``path`` already expanded)."""
-    text = read_text(path, NOT_FOUND)
+    text = read_text(path, NOT_FOUND, INVALID)
     source = Source(file=path)
     if is_toml(path):
         try:

@@ -28,7 +28,7 @@ INFER = "one-infer"
 
 
 def _load(path: str) -> dict[str, object]:
-    text = read_text(path, NOT_FOUND)
+    text = read_text(path, NOT_FOUND, INVALID)
     try:
         data = json.loads(text)
     except json.JSONDecodeError:

@@ -48,7 +48,7 @@ def test_requantize_dtypes_are_checked_first():
     options = quantize(**IO, requantize=True, input_dtype="int8", quantized_dtype="uint8")
     assert (options.action, options.input_model_dtype) == ("requantize", "int8")
     assert error_of(**IO, requantize=True, input_model_dtype="int8", quantized_dtype="int16") == (
-        "Unsupported output type"
+        "Unsupported output type (quantized_dtype: int16; supported: uint8)"
     )
 
 
@@ -84,6 +84,9 @@ def test_dispatch_precedence():
     )
 
 
+IO_TYPES = "supported: uint8, int16, int8, float32, int32, int64, bool"
+
+
 @pytest.mark.parametrize(
     ("given", "message"),
     [
@@ -95,12 +98,26 @@ def test_dispatch_precedence():
         ({"mode": "moving_average", "moving_avg_batch": "0.1"}, "moving_avg_batch must be integer"),
         ({"mode": "moving_average", "moving_avg_const": "c"}, "moving_avg_const must be float"),
         ({"mode": "moving_average", "moving_avg_const": "2"}, "moving_avg_const must be in [0, 1]"),
-        ({"quantized_dtype": "uint16"}, "Unsupported output type"),
-        ({"granularity": "layered"}, "Unsupported granularity"),
-        ({"input_dtype": "float64"}, "Unsupported input type"),
-        ({"input_type": "float64"}, "Unsupported input type"),
-        ({"output_type": "uint8,int4"}, "Unsupported output type"),
-        ({"input_data_format": "h5list"}, "Unsupported input data format"),
+        # the reference's text, then the value given and the values supported (issue 33)
+        (
+            {"quantized_dtype": "uint16"},
+            "Unsupported output type (quantized_dtype: uint16; supported: uint8, int16, int8)",
+        ),
+        (
+            {"granularity": "layered"},
+            "Unsupported granularity (granularity: layered; supported: layer, channel)",
+        ),
+        (
+            {"input_dtype": "float64"},
+            "Unsupported input type (input_model_dtype: float64; supported: float32)",
+        ),
+        ({"input_type": "float64"}, f"Unsupported input type (input_type: float64; {IO_TYPES})"),
+        ({"output_type": "uint8,int4"}, f"Unsupported output type (output_type: int4; {IO_TYPES})"),
+        (
+            {"input_data_format": "h5list"},
+            "Unsupported input data format (input_data_format: h5list; supported: h5, hdf5, "
+            "list, filelist, dir, directory, npz, npy)",
+        ),
         ({"quantized_dtype": "int16"}, "Layer-wise quantization only supports uint8 dtype."),
         (
             {"input_dtype": "float32", "input_model_dtype": "float32"},
