@@ -6,8 +6,8 @@ cases do not run, the extras messages (ยง2.2), TensorFlow's errors and output (ย
 from __future__ import annotations
 
 import hashlib
-import shutil
 import importlib.util
+import shutil
 
 import numpy as np
 import pytest

@@ -60,17 +60,20 @@ def import_pytorch(
     warn, note = warn or _ignore, note or _ignore
     data = open_model_bytes(path)  # `Failed to open file` before torch runs
     python_file = PythonFile.read(python_path) if python_path else None
-    what = f"Failed to load the model ({path})"
+    what, held = f"Failed to load the model ({path})", []
     try:
         with caught_output(note), logged_exceptions("torch.export") as logged:
             loaded = load_model(path, python_file)
             given = described_inputs(loaded.model, input_shapes, input_types)
             what = f"Failed to export the model ({path})" + (f" with {given}" if given else "")
-            exported = export_onnx(loaded, input_shapes, input_types, warn, keep_onnx)
+            exported = export_onnx(loaded, input_shapes, input_types, held.append, keep_onnx)
     except OneCmdsError:
         raise
     except Exception as e:
         raise _failed(e, logged, note, path, what) from None
+    finally:  # said once torch's output is no longer caught
+        for line in held:
+            warn(line)
     source = prepare_source(exported.model, path, source_md5(data), weights=exported.weights)
     model = import_source(source, onnx_options, warn=warn, note=note)
     return PytorchImport(model, exported.whole)
