@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import os
+import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -41,6 +43,7 @@ def records(inputs: Sequence[Tensor], path: str | None, fmt: str = "h5") -> Iter
 def _finite(data: Iterator[Record], inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     """The records, stopping at a float input that holds inf or NaN (it would turn every
     range it reaches into inf or NaN)."""
+    number = -1
     for number, record in enumerate(data):
         for t, value in zip(inputs, record, strict=True):
             if value.dtype.kind == "f" and not np.isfinite(value).all():
@@ -49,6 +52,8 @@ def _finite(data: Iterator[Record], inputs: Sequence[Tensor], path: str) -> Iter
                     f"record {number} of {path}: input '{t.name}' holds {kind} values"
                 )
         yield record
+    if number < 0:
+        raise QuantizeError(f"no calibration records in {path}")
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
@@ -84,6 +89,8 @@ def _random(inputs: Sequence[Tensor]) -> Iterator[Record]:
 def _h5(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     import h5py
 
+    if not os.path.isfile(path):  # not "not HDF5": there is no file to be it
+        raise QuantizeError(f"Cannot open file: {path} ({_absent(path)})")
     try:
         handle = h5py.File(path, "r")
     except OSError:
@@ -165,12 +172,14 @@ def _inputs(inputs: Sequence[Tensor]) -> str:
     return f"inputs {names}" if len(inputs) > 1 else f"input {names}"
 
 
-def _read(path: str) -> bytes:
+def _read(path: str, where: str = "") -> bytes:
+    """The bytes of a raw record file; ``where`` names the list line that gave it."""
     try:
         with open(path, "rb") as f:
             return f.read()
-    except OSError:
-        raise QuantizeError(f"Cannot open file: {path}") from None
+    except OSError as e:
+        reason = ", ".join(filter(None, [where, e.strerror]))
+        raise QuantizeError(f"Cannot open file: {path} ({reason})") from None
 
 
 def _list(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
@@ -183,10 +192,11 @@ def _list(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
         line = f"{path} line {number}"
         if len(files) == len(inputs):  # one file per input (record-minmax checks this first)
             yield [
-                _split(_read(f), [t], f"{f}, {line}")[0] for f, t in zip(files, inputs, strict=True)
+                _split(_read(f, line), [t], f"{f}, {line}")[0]
+                for f, t in zip(files, inputs, strict=True)
             ]
         elif len(files) == 1:
-            yield _split(_read(files[0]), inputs, f"{files[0]}, {line}")
+            yield _split(_read(files[0], line), inputs, f"{files[0]}, {line}")
         else:
             raise QuantizeError(
                 f"Wrong number of inputs ({path} line {number} names {len(files)} files: one "
@@ -206,8 +216,21 @@ def _dir(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
 def _load(path: str):
     try:
         return np.load(path, allow_pickle=False)
-    except (OSError, ValueError):
-        raise QuantizeError(f"Cannot open file: {path}") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise _unreadable(path, e) from None
+
+
+def _unreadable(path: str, error: Exception) -> QuantizeError:
+    """``Cannot open file: <path> (<why>)``: missing, a directory, or not what numpy reads."""
+    if not os.path.isfile(path):
+        return QuantizeError(f"Cannot open file: {path} ({_absent(path)})")
+    return QuantizeError(
+        f"Cannot open file: {path} (not a numpy file: {type(error).__name__}: {error})"
+    )
+
+
+def _absent(path: str) -> str:
+    return "is a directory" if os.path.isdir(path) else "No such file or directory"
 
 
 def _stacked(arrays: Sequence[np.ndarray], inputs: Sequence[Tensor], path: str):
@@ -225,6 +248,13 @@ def _stacked(arrays: Sequence[np.ndarray], inputs: Sequence[Tensor], path: str):
 def _npz(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     """Input ``i`` reads the array named ``i``, or ``arr_i`` as ``np.savez(path, *arrays)``
     names them (a file holds one naming or the other)."""
+    try:
+        return _npz_arrays(inputs, path)
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # a member read
+        raise _unreadable(path, e) from None
+
+
+def _npz_arrays(inputs: Sequence[Tensor], path: str) -> Iterator[Record]:
     with _load(path) as archive:
         n = len(inputs)
         names = [str(i) for i in range(n)]
