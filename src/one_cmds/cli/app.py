@@ -4,15 +4,21 @@ that turns exceptions into messages and exit codes (cli-and-config.md §1.1, §1
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
+from one_cmds.cli.docs_pages import docs_lines
 from one_cmds.config.groups import INVALID_GROUP, available_groups, check_optimization_name
 from one_cmds.errors import OneCmdsError, UsageError
 from one_cmds.report import console
+
+
+# the exit code of a program that SIGPIPE ended, as a shell reports it
+SIGPIPE_EXIT = 141
 
 
 class ParserExit(Exception):
@@ -37,6 +43,11 @@ class ArgumentParser(argparse.ArgumentParser):
     def __init__(self, **kwargs: object) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.docs = docs_lines(self.prog)
+
+    def format_help(self) -> str:
+        """argparse's help, then where the documentation is (never wrapped: paths)."""
+        return super().format_help() + "".join(f"\n{line}" for line in self.docs) + "\n"
 
     def error(self, message: str) -> NoReturn:
         raise ArgumentError(message, self)
@@ -157,6 +168,9 @@ def run(prog: str, body: Callable[[Invocation], int]) -> int:
     except OneCmdsError as error:
         console.error(f"{error.prog or prog}: {error.message}")
         return error.exit_code
+    except BrokenPipeError:  # the reader went away (`onecc ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_EXIT
     except Exception as error:
         if invocation.verbose:
             traceback.print_exc()

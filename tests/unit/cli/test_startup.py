@@ -82,3 +82,23 @@ def test_checking_a_tensorflow_step_imports_no_tensorflow(tmp_path):
     found = imported("onecc", "main", ["-C", "tf.cfg"], tmp_path)
     assert "one_cmds.quant.options" in found  # the step's options were built
     assert not [m for m in found if m.split(".")[0] == "tensorflow"]
+
+
+def test_a_reader_that_goes_away_ends_the_program_quietly(tmp_path):
+    """``onecc -W ... --dry-run | head``: the plan outgrows the pipe, the reader closes it;
+    the program stops with the shell's SIGPIPE code and says nothing (it printed ``internal
+    error: BrokenPipeError``)."""
+    step = {"steps": ["S"], "S": {"one-cmd": "one-optimize",
+            "commands": {"input_path": "m.circle", "output_path": "o.circle"}}}  # fmt: skip
+    names = [f"W{k}" for k in range(200)]
+    workflow = tmp_path / "big.workflow.json"
+    workflow.write_text(json.dumps({"workflows": names, **dict.fromkeys(names, step)}))
+    command = [sys.executable, "-c", "from one_cmds.cli.onecc import main; raise SystemExit(main())"]
+    process = subprocess.Popen(
+        [*command, "-W", str(workflow), "--dry-run"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout.readline().startswith(b"plan: ")
+    process.stdout.close()
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == b""
