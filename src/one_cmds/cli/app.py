@@ -16,7 +16,6 @@ from one_cmds.config.groups import INVALID_GROUP, available_groups, check_optimi
 from one_cmds.errors import OneCmdsError, UsageError
 from one_cmds.report import console
 
-
 # the exit code of a program that SIGPIPE ended, as a shell reports it
 SIGPIPE_EXIT = 141
 

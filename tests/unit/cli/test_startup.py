@@ -93,7 +93,11 @@ def test_a_reader_that_goes_away_ends_the_program_quietly(tmp_path):
     names = [f"W{k}" for k in range(200)]
     workflow = tmp_path / "big.workflow.json"
     workflow.write_text(json.dumps({"workflows": names, **dict.fromkeys(names, step)}))
-    command = [sys.executable, "-c", "from one_cmds.cli.onecc import main; raise SystemExit(main())"]
+    command = [
+        sys.executable,
+        "-c",
+        "from one_cmds.cli.onecc import main; raise SystemExit(main())",
+    ]
     process = subprocess.Popen(
         [*command, "-W", str(workflow), "--dry-run"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
