@@ -147,7 +147,7 @@ def _page(driver: str) -> str:
 def page() -> str:
     """The text of docs/reference/keys.md."""
     profile = "\n".join(
-        f"| `{key}` | boolean | `False` | reference | write the profiling metadata "
+        f"| `{key}` | boolean | `False` | one-cmds | write the profiling metadata "
         "(`ONE_source_table`, `ONE_op_table`, `ONE_source_md5`) in every step's output |"
         for key in PROFILE_KEYS
     )

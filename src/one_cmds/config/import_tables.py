@@ -47,13 +47,15 @@ _NCHW_TO_NHWC = (
     Option(
         "nchw_to_nhwc_input_shape",
         Kind.BOOL,
-        help="convert the input shape of the model from NCHW to NHWC where the input is only "
+        help="(one-cmds addition) convert the input shape of the model from NCHW to NHWC where "
+        "the input is only "
         "read through the layout TRANSPOSE",
     ),
     Option(
         "nchw_to_nhwc_output_shape",
         Kind.BOOL,
-        help="convert the output shape of the model from NCHW to NHWC where the output is only "
+        help="(one-cmds addition) convert the output shape of the model from NCHW to NHWC where "
+        "the output is only "
         "written by the layout TRANSPOSE",
     ),
 )

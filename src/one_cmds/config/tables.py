@@ -157,8 +157,9 @@ QUANTIZE_OPTIONS = (
         "input_data_format",
         Kind.RAW,
         "file format of input data. h5/hdf5 (default), list/filelist (a text file where a file "
-        "path of input data is written in each line), or dir/directory (a directory where input "
-        "data are saved)",
+        "path of input data is written in each line), dir/directory (a directory where input "
+        "data are saved), or (one-cmds additions) npz (one array per input, records on the "
+        "first axis) and npy (the records of a single-input model)",
         "-f",
         "--input_data_format",
     ),
@@ -179,7 +180,8 @@ QUANTIZE_OPTIONS = (
     _q(
         "quantized_dtype",
         Kind.RAW,
-        "data type of output quantized model (supported: uint8, int16, default=uint8)",
+        "data type of output quantized model (supported: uint8, int16, int8 (one-cmds "
+        "addition, for LiteRT), default=uint8)",
     ),
     _q(
         "granularity",
@@ -189,14 +191,14 @@ QUANTIZE_OPTIONS = (
     _q(
         "input_type",
         Kind.CSV,
-        "data type of inputs of quantized model (supported: uint8, int16, float32, "
+        "data type of inputs of quantized model (supported: uint8, int16, int8, float32, "
         "default=quantized_dtype). QUANTIZE Op will be inserted at the beginning of the quantized "
         "model if input_type is different from quantized_dtype.",
     ),
     _q(
         "output_type",
         Kind.CSV,
-        "data type of outputs of quantized model (supported: uint8, int16, float32, "
+        "data type of outputs of quantized model (supported: uint8, int16, int8, float32, "
         "default=quantized_dtype). QUANTIZE Op will be inserted at the end of the quantized model "
         "if output_type is different from quantized_dtype.",
     ),
@@ -365,7 +367,7 @@ QUANTIZE_OPTIONS = (
     _q(
         "block_size",
         Kind.RAW,
-        "elements per block of granularity=block: 32 (default), 64 or 128",
+        "(one-cmds addition) elements per block of granularity=block: 32 (default), 64 or 128",
         group=WEIGHTS,
     ),
     _q(
@@ -379,7 +381,8 @@ QUANTIZE_OPTIONS = (
     _q(
         "skip_chunkquant_size",
         Kind.RAW,
-        "keep weights with fewer elements than this float32 (a non-negative integer, default=0)",
+        "(one-cmds addition) keep weights with fewer elements than this float32 (a "
+        "non-negative integer, default=0)",
         group=CHUNK,
     ),
 )

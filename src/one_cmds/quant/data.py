@@ -27,6 +27,7 @@ from .errors import QuantizeError
 Record = list[np.ndarray]
 
 RANDOM_RECORDS = 3
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
 def records(inputs: Sequence[Tensor], path: str | None, fmt: str = "h5") -> Iterator[Record]:
@@ -224,6 +225,9 @@ def _unreadable(path: str, error: Exception) -> QuantizeError:
     """``Cannot open file: <path> (<why>)``: missing, a directory, or not what numpy reads."""
     if not os.path.isfile(path):
         return QuantizeError(f"Cannot open file: {path} ({_absent(path)})")
+    with open(path, "rb") as f:
+        if f.read(len(HDF5_SIGNATURE)) == HDF5_SIGNATURE:  # numpy would talk of pickles
+            return QuantizeError(f"Cannot open file: {path} (an HDF5 file: input_data_format h5)")
     return QuantizeError(
         f"Cannot open file: {path} (not a numpy file: {type(error).__name__}: {error})"
     )

@@ -57,5 +57,6 @@ def test_damaged_calibration_data(tmp_path, capsys, fixture_path):
         Case("records of another rank", _quantize("rank.npz", "npz"), "rank.npz"),
         Case("integer records", _quantize("int.npz", "npz"), "int.npz", may_pass=True),
         Case("format of another kind", _quantize("c.npz", "h5"), "c.npz"),
+        Case("h5 read as npz", _quantize("c.h5", "npz"), "input_data_format h5"),
     ]
     assert check_door("one-quantize", cases, tmp_path, capsys, one_cmds.load) == []
