@@ -6,6 +6,7 @@ the file or option at fault (:mod:`support.fuzz`)."""
 from __future__ import annotations
 
 import shutil
+import zipfile
 
 import pytest
 
@@ -86,7 +87,25 @@ def _option_cases(folder) -> list[Case]:
     }
     cases += [Case(n, [*script, *a], blame) for n, (a, blame) in wrong.items()]
     cases.append(Case("no types", [*script, "-s", "1,2,3,3"], "-t/--input_types", code=2))
+    # hints only where true: a python file without the class, a pickle naming a garbled class
+    entire = ["-i", "entire_model.pth", *OUT, *SHAPES]
+    cases.append(Case("python_path without the class", [*entire, "-p", "two.py"], "two.py"))
+    _renamed_class(folder / "entire_model.pth", folder / "garbled.pth")
+    cases.append(
+        Case("garbled class", ["-i", "garbled.pth", *OUT, *SHAPES, "-p", "aux.py"], "damaged")
+    )
     return cases
+
+
+def _renamed_class(source, out) -> None:
+    """``source`` with its pickle naming ``collections.OrdereeDict``, a class of a module
+    that is there but lacks it (a flipped byte)."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(out, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename.endswith("data.pkl"):
+                data = data.replace(b"OrderedDict", b"OrdereeDict")
+            zout.writestr(item, data)
 
 
 def test_bad_files_get_one_line_naming_the_fault(files, tmp_path, capsys):
@@ -99,5 +118,6 @@ def test_bad_options_get_one_line_naming_the_fault(files, tmp_path, capsys):
     shutil.copy(GENERATOR, tmp_path / "aux.py")
     shutil.copy(files / "torchscript_model.pth", tmp_path)
     shutil.copy(files / "state_dict_model.pth", tmp_path)
+    shutil.copy(files / "entire_model.pth", tmp_path)
     cases = _option_cases(tmp_path)
     assert check_door("one-import-pytorch", cases, tmp_path, capsys, one_cmds.load) == []

@@ -4,6 +4,7 @@ a TorchServe archive of one of them. This runs the user's python file, as the re
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import os
 import pickle
@@ -56,7 +57,7 @@ class PythonFile:
     def run(self) -> types.ModuleType:
         """Run the file as a module named by its stem, in ``sys.modules``, its folder
         appended to ``sys.path``."""
-        name = os.path.splitext(os.path.basename(self.path))[0]
+        name = _module_name(self.path)
         module = types.ModuleType(name)
         module.__file__ = os.path.abspath(self.path)
         folder = os.path.dirname(module.__file__)
@@ -69,6 +70,11 @@ class PythonFile:
             sys.modules.pop(name, None)
             raise self.failed(self.path, e) from None
         return module
+
+
+def _module_name(path: str) -> str:
+    """The module a python file runs as: its stem."""
+    return os.path.splitext(os.path.basename(path))[0]
 
 
 def load_model(path: str, python_file: PythonFile | None) -> Loaded:
@@ -91,7 +97,10 @@ def _load(file: str | IO[bytes], path: str, kind: Kind, python_file: PythonFile 
         return Loaded(kind, torch.jit.load(file, map_location="cpu"))
     module = python_file.run() if python_file is not None else None
     loaded = torch.load(
-        file, map_location="cpu", weights_only=False, pickle_module=_pickle_module(module, path)
+        file,
+        map_location="cpu",
+        weights_only=False,
+        pickle_module=_pickle_module(module, path, python_file.path if python_file else None),
     )
     if isinstance(loaded, torch.nn.Module):
         return Loaded(kind, loaded)
@@ -102,7 +111,9 @@ def _load(file: str | IO[bytes], path: str, kind: Kind, python_file: PythonFile 
     )
 
 
-def _pickle_module(module: types.ModuleType | None, path: str) -> types.ModuleType:
+def _pickle_module(
+    module: types.ModuleType | None, path: str, python_path: str | None
+) -> types.ModuleType:
     """A ``pickle`` stand-in for ``torch.load`` whose unpickler finds ``__main__.<name>`` in
     the user's module and names the missing class otherwise."""
 
@@ -113,7 +124,7 @@ def _pickle_module(module: types.ModuleType | None, path: str) -> types.ModuleTy
             try:
                 return super().find_class(module_name, name)
             except (AttributeError, ImportError):
-                raise _missing_class(path, module_name, name) from None
+                raise _missing_class(path, module_name, name, python_path) from None
 
     stand_in = types.ModuleType("pickle")
     stand_in.__dict__.update(pickle.__dict__)
@@ -122,20 +133,38 @@ def _pickle_module(module: types.ModuleType | None, path: str) -> types.ModuleTy
     return stand_in
 
 
-def _missing_class(path: str, module_name: str, name: str) -> PytorchImportError:
+def _missing_class(
+    path: str, module_name: str, name: str, python_file: str | None
+) -> PytorchImportError:
     """A class the pickle names cannot be found: give python_path only when it could help
-    (a damaged archive or pickle names classes no python file defines)."""
+    (a damaged archive or pickle names classes no python file defines; a module that is
+    there but lacks the class is a damaged file or another version of the library)."""
+    qualified = f"{module_name}.{name}"
     if module_name.startswith("__torch__"):
         return PytorchImportError(
             f"Invalid input file: {path} (a TorchScript archive without its code or constants: "
-            f"'{module_name}.{name}' cannot be loaded)"
+            f"'{qualified}' cannot be loaded)"
         )
     if not (all(p.isidentifier() for p in module_name.split(".")) and name.isidentifier()):
         return PytorchImportError(f"Invalid input file: {path} (damaged: it names class "
-                                  f"{f'{module_name}.{name}'!r})")  # fmt: skip
+                                  f"{qualified!r})")  # fmt: skip
+    if python_file is not None and module_name == _module_name(python_file):
+        return PytorchImportError(f"Cannot load {path}: {python_file} defines no class '{name}'")
+    if module_name != "__main__" and _importable(module_name):
+        return PytorchImportError(
+            f"Invalid input file: {path} (damaged, or saved with another version of "
+            f"'{module_name}', which has no class '{name}')"
+        )
     return PytorchImportError(
-        f"Cannot load {path}: class '{module_name}.{name}' not found (give python_path, the "
-        "file that defines it)"
+        f"Cannot load {path}: class '{qualified}' not found (give python_path, the file that "
+        "defines it)"
+    )
+
+
+def _importable(module_name: str) -> bool:
+    return (
+        module_name in sys.modules
+        or importlib.util.find_spec(module_name.split(".")[0]) is not None
     )
 
 
