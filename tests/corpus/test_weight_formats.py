@@ -2,7 +2,7 @@
 file round-trips byte for byte, the interpreter runs the result to finite outputs, and LiteRT
 runs it too where it has the kernels (the forms it refuses are LiteRT gaps, and the model
 stays circle-only). How far the outputs move from float is printed (``-rs``), not bounded:
-a weights-only CNN run on random records can drift far (the README's corpus notes)."""
+a weights-only CNN run on random records can drift far (the corpus notes, docs/results/corpus.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""configs/pack_and_compile.cfg, the README's example with the bundled dummy backend."""
+"""configs/pack_and_compile.cfg, the example of docs/drivers/backends.md, with the bundled
+dummy backend."""
 
 import shutil
 from pathlib import Path
