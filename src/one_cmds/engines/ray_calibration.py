@@ -23,6 +23,7 @@ from ..errors import OneCmdsError
 from .ray_cluster import ClusterError
 
 CHUNK = 16  # records per actor call: the reference interpreter's batch
+DRAIN_SECONDS = 10.0  # a killed actor's pending task fails at once
 AHEAD = 2  # chunks queued per actor, so reading stays just ahead of the actors
 
 State = TypeVar("State")
@@ -80,10 +81,26 @@ def sharded(
             if len(pending) > AHEAD * workers:
                 results.append(_result(ray, pending.popleft()))
         results.extend(_result(ray, ref) for ref in pending)
+    except BaseException:
+        _drain(ray, actors, pending)
+        raise
     finally:
         for each in actors:
             ray.kill(each)
     return results
+
+
+def _drain(ray: ModuleType, actors: list[Any], pending: deque[Any]) -> None:
+    """After a failure, the tasks still pending are fetched (their actors killed first): an
+    error Ray holds for a result nobody fetched is printed later as an "Unhandled error", in
+    the middle of whatever the process does next."""
+    for each in actors:
+        ray.kill(each)
+    for ref in pending:
+        try:
+            ray.get(ref, timeout=DRAIN_SECONDS)
+        except Exception:  # the failure being raised already says what went wrong
+            continue
 
 
 def _result(ray: ModuleType, ref: Any) -> Any:
