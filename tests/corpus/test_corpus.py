@@ -27,7 +27,9 @@ def _cases() -> list[object]:
     for entry in entries():
         for mode in MODES:
             for check in checks_for(mode):
-                marks = []
+                # one worker takes every check of a (model, mode): the other would wait on
+                # the result's lock while the first computes it
+                marks = [pytest.mark.xdist_group(f"corpus-{entry.id}-{mode}")]
                 reason = XFAIL.get((entry.id, mode, check))
                 if reason is not None:
                     marks.append(pytest.mark.xfail(strict=True, reason=reason))
