@@ -82,20 +82,22 @@ def sharded(
                 results.append(_result(ray, pending.popleft()))
         results.extend(_result(ray, ref) for ref in pending)
     except BaseException:
-        _drain(ray, actors, pending)
+        _stop(ray, actors)
+        _fetch_quietly(ray, pending)
         raise
-    finally:
-        for each in actors:
-            ray.kill(each)
+    _stop(ray, actors)
     return results
 
 
-def _drain(ray: ModuleType, actors: list[Any], pending: deque[Any]) -> None:
-    """After a failure, the tasks still pending are fetched (their actors killed first): an
-    error Ray holds for a result nobody fetched is printed later as an "Unhandled error", in
-    the middle of whatever the process does next."""
+def _stop(ray: ModuleType, actors: list[Any]) -> None:
     for each in actors:
         ray.kill(each)
+
+
+def _fetch_quietly(ray: ModuleType, pending: deque[Any]) -> None:
+    """After a failure (the actors stopped), the tasks still pending are fetched: an error
+    Ray holds for a result nobody fetched is printed later as an "Unhandled error", in the
+    middle of whatever the process does next."""
     for ref in pending:
         try:
             ray.get(ref, timeout=DRAIN_SECONDS)
